@@ -1,0 +1,70 @@
+import { FieldError } from "../shared/errors";
+
+/** SPEC.md §7 ResponseStatus, as every failure carries it. */
+export interface ResponseStatus {
+	ErrorCode: string;
+	Message: string;
+	StackTrace?: string;
+	Errors: FieldError[];
+}
+
+export interface Failure {
+	status: number;
+	responseStatus: ResponseStatus;
+	/** True when the server, not the client, is at fault: worth an error log. */
+	internal: boolean;
+}
+
+interface ErrorLike {
+	name?: string;
+	message?: string;
+	code?: unknown;
+	type?: unknown;
+	status?: unknown;
+	stack?: string;
+	data?: { errors?: FieldError[] };
+}
+
+/** Moleculer's own failures of reaching a service: the caller should retry later (503). */
+const unavailable = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "RequestTimeoutError", "RequestSkippedError", "RequestRejectedError", "QueueIsFullError", "BrokerDisconnectedError"]);
+
+/**
+ * The HTTP status and ResponseStatus of any error (PRODUCT.md §2), for every surface. Messages of
+ * unexpected errors never reach a client outside development mode.
+ */
+export function describeFailure(error: unknown, development: boolean): Failure {
+	const err = (error ?? {}) as ErrorLike;
+	const failure = classify(err);
+	if (development && err.stack) failure.responseStatus.StackTrace = err.stack;
+	return failure;
+}
+
+function classify(err: ErrorLike): Failure {
+	const client = (status: number, ErrorCode: string, Message: string, Errors: FieldError[] = []): Failure => ({ status, responseStatus: { ErrorCode, Message, Errors }, internal: false });
+
+	if (err.name === "PlazaError" && typeof err.code === "number" && typeof err.type === "string") {
+		return { ...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []), internal: err.code >= 500 };
+	}
+	if (err.name && unavailable.has(err.name)) {
+		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true };
+	}
+	// body-parser and moleculer-web's own request errors
+	switch (err.type) {
+		case "entity.parse.failed":
+			return client(400, "InvalidBody", "The request body is not valid JSON");
+		case "entity.too.large":
+		case "PAYLOAD_TOO_LARGE":
+			return client(413, "PayloadTooLarge", "The request body is too large");
+		case "encoding.unsupported":
+		case "charset.unsupported":
+			return client(415, "InvalidBody", "The request body's encoding is not supported");
+		case "request.aborted":
+		case "request.size.invalid":
+			return client(400, "InvalidBody", "The request body was incomplete");
+		case "NOT_FOUND":
+			return client(404, "NotFound", "No such route");
+		case "RATE_LIMIT_EXCEEDED":
+			return client(429, "TooManyRequests", "Too many requests; slow down");
+	}
+	return { status: 500, responseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] }, internal: true };
+}

@@ -1,0 +1,31 @@
+import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
+import { PlazaConfig } from "./shared/config";
+import { operationsMiddleware } from "./shared/operations.middleware";
+import { usersService } from "./services/users/users.service";
+import { gatewayService } from "./gateway/gateway.service";
+
+/** Every service Plaza can run, by the name SERVICES uses. */
+export const serviceFactories: Record<string, (config: PlazaConfig) => ServiceSchema> = {
+	users: usersService,
+	gateway: gatewayService,
+};
+
+/**
+ * A broker running the services this process is configured for: all of them in one process by
+ * default (the embedded mode), or a chosen few joined to the others over the transporter.
+ */
+export function createPlaza(config: PlazaConfig): ServiceBroker {
+	const names = config.services ?? Object.keys(serviceFactories);
+	const unknown = names.filter(n => !serviceFactories[n]);
+	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
+
+	const broker = new ServiceBroker({
+		namespace: "plaza",
+		transporter: config.transporter as BrokerOptions["transporter"],
+		logger: config.logLevel === false ? false : { type: "Console", options: { level: config.logLevel, formatter: "short" } },
+		requestTimeout: 10_000,
+		middlewares: [operationsMiddleware],
+	});
+	for (const name of names) broker.createService(serviceFactories[name](config));
+	return broker;
+}

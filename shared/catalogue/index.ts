@@ -1,0 +1,20 @@
+import { Operation } from "./operation";
+import { usersOperations } from "./users";
+
+export * from "./operation";
+
+/** Every operation of the API. Adding one here (plus its action) is all it takes to publish it. */
+export const catalogue: readonly Operation[] = [...usersOperations];
+
+const byFoldedName = new Map(catalogue.map(op => [op.name.toLowerCase(), op]));
+const byAction = new Map(catalogue.map(op => [op.action, op]));
+
+/** The operation of that name, whatever its case. */
+export function operationNamed(name: string): Operation | undefined {
+	return byFoldedName.get(name.toLowerCase());
+}
+
+/** The operation an action performs. */
+export function operationOf(action: string): Operation | undefined {
+	return byAction.get(action);
+}

@@ -1,0 +1,37 @@
+import Joi from "joi";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface Route {
+	method: HttpMethod;
+	/** moleculer-web path; fields in `:Field` come from the path. */
+	path: string;
+}
+
+/**
+ * Who may call an operation (PRODUCT.md §3): anyone, a signed-in caller, or the Admin role.
+ * Acting as another user through an actor field is refused except to admins.
+ */
+export type Access = "public" | "user" | "admin";
+
+/** One operation of the API, declared once: every surface (REST, generic route, SOAP, docs) is made from it. */
+export interface Operation {
+	/** The request record's name: /json/reply/<name>, SOAP element, WSDL operation. */
+	name: string;
+	summary: string;
+	/** The Moleculer action that performs it: "<service>.<action>". */
+	action: string;
+	routes: Route[];
+	/** Request fields; converts wire values (GUIDs, dates, query strings) to Plaza's inner form. */
+	request: Joi.ObjectSchema;
+	/** The response record, or a list of one (`w.array().items(record)`). */
+	response: Joi.Schema;
+	access: Access;
+	/** A read changes nothing, so it may be retried on another node. */
+	reads?: boolean;
+}
+
+export function route(spec: `${HttpMethod} ${string}`): Route {
+	const [method, path] = spec.split(" ") as [HttpMethod, string];
+	return { method, path };
+}

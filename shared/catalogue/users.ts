@@ -1,0 +1,68 @@
+import { Operation, route } from "./operation";
+import { paging, requiredText, text, textList } from "./fields";
+import { w } from "../wire/schema";
+import { User } from "../records/users";
+
+/** Profile fields a user record takes (SPEC.md §4.2 UpdateUserInternal). */
+const profile = {
+	FirstName: requiredText(100),
+	MiddleName: text(100),
+	LastName: requiredText(100),
+	Suffix: text(20),
+	Email: text(254).email({ tlds: { allow: false } }),
+	AboutMe: text(4000),
+	JobTitle: text(),
+	CompanyName: text(),
+	CompanyAddress: text(),
+	CompanyCity: text(),
+	CompanyStateProvince: text(),
+	CompanyPostalCode: text(20),
+	CompanyCountry: text(),
+	TimeZone: text(100),
+	Experiences: textList(),
+	Certifications: textList(),
+	Interests: textList(),
+	Cloaked: w.boolean(),
+};
+
+export const usersOperations: Operation[] = [
+	{
+		name: "CreateUser",
+		summary: "Create a user with a profile (administrators only)",
+		action: "users.create",
+		routes: [route("POST /Users")],
+		// CreatedTime lets an administrator import users with their original creation time.
+		request: w.object({ ...profile, UserName: text(100), CreatedTime: w.timestamp() }),
+		response: User,
+		access: "admin",
+	},
+	{
+		name: "FindUser",
+		summary: "Retrieve one user",
+		action: "users.find",
+		routes: [route("GET /Users/:Id")],
+		request: w.object({ Id: w.guid().required() }),
+		response: User,
+		access: "user",
+		reads: true,
+	},
+	{
+		name: "AllUsers",
+		summary: "Retrieve all users, oldest first (cloaked users are left out for others)",
+		action: "users.list",
+		routes: [route("GET /Users")],
+		request: w.object(paging),
+		response: w.array().items(User),
+		access: "user",
+		reads: true,
+	},
+	{
+		name: "UpdateUserInternal",
+		summary: "Update a user's information, including internal properties (administrators only)",
+		action: "users.updateInternal",
+		routes: [route("PUT /Internal/Users/:Id")],
+		request: w.object({ Id: w.guid().required(), ...profile }),
+		response: User,
+		access: "admin",
+	},
+];

@@ -1,0 +1,28 @@
+import { record, w } from "../wire/schema";
+
+/** SPEC.md §2.2 */
+export const Connection = record("Connection", {
+	Id: w.guid(),
+	OwnerId: w.guid(),
+	UserId: w.guid(),
+	UserDefaultVenueId: w.guid(),
+	FirstName: w.string(),
+	LastName: w.string(),
+	IsFavorite: w.boolean(),
+});
+
+/** SPEC.md §2.3 */
+export const Network = record("Network", {
+	Id: w.guid(),
+	Name: w.string(),
+	OwnerId: w.guid(),
+	NumberOfMembers: w.number().integer(),
+});
+
+/** SPEC.md §2.4 */
+export const Subscription = record("Subscription", {
+	SubscriberId: w.guid(),
+	SubscribedToId: w.guid(),
+	SubscriberToDisplayName: w.string(),
+	SubscribedToExternalName: w.string(),
+});
