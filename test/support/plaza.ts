@@ -1,0 +1,80 @@
+import { AddressInfo } from "node:net";
+import { Server } from "node:http";
+import { ServiceBroker } from "moleculer";
+import { createPlaza } from "../../plaza";
+import { PlazaConfig } from "../../shared/config";
+import { StoreAdapter } from "../../shared/persistence/store";
+
+export const ADMIN_KEY = "test-admin-key";
+
+/** A reply; `body` is the JSON text parsed, typed as the caller expects it (undefined when not JSON). */
+export interface Reply<T = WireRecord> {
+	status: number;
+	headers: Headers;
+	text: string;
+	body: T;
+}
+
+/** A record as it comes over the wire. */
+export type WireRecord = Record<string, unknown> & { Id: string };
+
+/** The body of every failure. */
+export interface ErrorBody {
+	ResponseStatus: { ErrorCode: string; Message: string; StackTrace?: string; Errors: Array<{ ErrorCode: string; FieldName: string; Message: string }> };
+}
+
+export interface TestPlaza {
+	broker: ServiceBroker;
+	url: string;
+	/** Sends a request to the real gateway over HTTP; a body object is sent as JSON. */
+	http<T = WireRecord>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+	/** The same, as the administrator (Bearer ADMIN_API_KEY). */
+	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+	/** A service's store, to check what was (not) written. */
+	store(service: string): StoreAdapter;
+	stop(): Promise<void>;
+}
+
+/** A real broker with every service and the gateway on a free port, on an in-memory store unless told otherwise. */
+export async function startPlaza(overrides: Partial<PlazaConfig> = {}): Promise<TestPlaza> {
+	const config: PlazaConfig = {
+		port: 0,
+		store: { kind: "memory" },
+		adminApiKey: ADMIN_KEY,
+		development: false,
+		maxBodyBytes: 1024 * 1024,
+		logLevel: false,
+		...overrides,
+	};
+	const broker = createPlaza(config);
+	await broker.start();
+	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+	const http = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
+		const init: RequestInit = { method, headers: { ...headers } };
+		if (typeof body === "string") init.body = body;
+		else if (body !== undefined) {
+			init.body = JSON.stringify(body);
+			(init.headers as Record<string, string>)["Content-Type"] = "application/json";
+		}
+		const res = await fetch(url + path, init);
+		const text = await res.text();
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			parsed = undefined;
+		}
+		return { status: res.status, headers: res.headers, text, body: parsed as T };
+	};
+
+	return {
+		broker,
+		url,
+		http,
+		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
+		store: service => (broker.getLocalService(service) as unknown as { adapter: StoreAdapter }).adapter,
+		stop: () => broker.stop(),
+	};
+}
