@@ -1,16 +1,11 @@
 import path from "node:path";
+import Datastore from "@seald-io/nedb";
 import { MemoryAdapter } from "moleculer-db";
 import { Doc, IndexSpec, Update } from "./store";
 import { mapUniqueViolation, uniqueFieldHolding } from "./unique";
 
-/** NeDB's datastore as far as Plaza touches it (the adapter promisifies these). */
-interface NeDatastore {
-	ensureIndex(options: { fieldName: string; unique?: boolean; sparse?: boolean }): Promise<void>;
-	setAutocompactionInterval(ms: number): void;
-	stopAutocompaction(): void;
-	compactDatafileAsync(): Promise<void>;
-	inMemoryOnly: boolean;
-}
+/** NeDB's datastore with the promise-returning methods moleculer-db's adapter calls. */
+type NeDatastore = Datastore & Record<"insert" | "findOne" | "count" | "remove" | "ensureIndex" | "update", (...args: unknown[]) => Promise<unknown>>;
 
 const compactEveryMs = 10 * 60 * 1000;
 
@@ -22,24 +17,45 @@ const compactEveryMs = 10 * 60 * 1000;
 export class NeDbStoreAdapter extends MemoryAdapter {
 	private readonly uniques: IndexSpec[] = [];
 
+	private readonly filename: string | undefined;
+
 	constructor(dir: string | undefined, collection: string) {
-		super(dir ? { filename: path.join(dir, `${collection}.db`) } : {});
+		super({});
+		this.filename = dir ? path.join(dir, `${collection}.db`) : undefined;
 	}
 
 	private get store(): NeDatastore {
 		return (this as unknown as { db: NeDatastore }).db;
 	}
 
+	/**
+	 * As moleculer-db's connect, but on NeDB's own promise API: promisifying its callback methods,
+	 * as the base adapter does, draws a deprecation warning from Node 22 at every start.
+	 */
 	override async connect(): Promise<void> {
-		await super.connect();
-		if (!this.store.inMemoryOnly) this.store.setAutocompactionInterval(compactEveryMs);
+		const db = new Datastore(this.filename ? { filename: this.filename } : {}) as NeDatastore;
+		Object.assign(db, {
+			insert: db.insertAsync.bind(db),
+			findOne: db.findOneAsync.bind(db),
+			count: db.countAsync.bind(db),
+			remove: db.removeAsync.bind(db),
+			ensureIndex: db.ensureIndexAsync.bind(db),
+			// The base adapter reads update results as [numAffected, affectedDocuments].
+			update: async (query: object, update: object, options: object) => {
+				const { numAffected, affectedDocuments } = await db.updateAsync(query, update, options);
+				return [numAffected, affectedDocuments];
+			},
+		});
+		(this as unknown as { db: NeDatastore }).db = db;
+		await db.loadDatabaseAsync();
+		if (this.filename) db.setAutocompactionInterval(compactEveryMs);
 	}
 
 	override async disconnect(): Promise<void> {
 		const db = this.store;
 		if (db) {
 			db.stopAutocompaction();
-			if (!db.inMemoryOnly) await db.compactDatafileAsync();
+			if (this.filename) await db.compactDatafileAsync();
 		}
 		await super.disconnect();
 	}
