@@ -6,4 +6,5 @@ module.exports = {
   transform: { "^.+\\.ts$": "ts-jest" },
   testTimeout: 30000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
 };

@@ -26,6 +26,12 @@ export function createPlaza(config: PlazaConfig): ServiceBroker {
 		requestTimeout: 10_000,
 		middlewares: [operationsMiddleware],
 	});
-	for (const name of names) broker.createService(serviceFactories[name](config));
+	// The gateway opens its port only once the services of its own process are up, so that a first
+	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
+	const local = names.filter(n => n !== "gateway");
+	for (const name of names) {
+		const schema = serviceFactories[name](config);
+		broker.createService(name === "gateway" ? { ...schema, dependencies: local } : schema);
+	}
 	return broker;
 }

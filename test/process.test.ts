@@ -1,19 +1,28 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, startMain, waitForHealthy } from "./support/process";
+import { freePort, RunningProcess, startMain, waitForHealthy } from "./support/process";
 
 /** `npm start`'s own entry point, as a separate process on the embedded NeDB store. */
 describe("the embedded server process", () => {
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-process-"));
-	afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+	const started: RunningProcess[] = [];
+	const start = (env: Record<string, string>) => {
+		const proc = startMain(env);
+		started.push(proc);
+		return proc;
+	};
+	afterAll(() => {
+		for (const proc of started) if (proc.child.exitCode === null) proc.child.kill("SIGKILL");
+		fs.rmSync(dataDir, { recursive: true, force: true });
+	});
 
 	test("serves on PORT, keeps its data under DATA_DIR across a restart, and stops cleanly on SIGTERM", async () => {
 		const port = await freePort();
 		const url = `http://127.0.0.1:${port}`;
 		const env = { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: "process-admin-key" };
 
-		const first = startMain(env);
+		const first = start(env);
 		await waitForHealthy(`${url}/health`, 15000, first);
 		const created = await fetch(`${url}/Users`, {
 			method: "POST",
@@ -28,21 +37,18 @@ describe("the embedded server process", () => {
 		expect(await first.exited).toBe(0);
 		expect(fs.readdirSync(dataDir)).toContain("users.db");
 
-		const second = startMain(env);
-		try {
-			await waitForHealthy(`${url}/health`, 15000, second);
-			const found = await fetch(`${url}/Users/${Id}`);
-			expect(found.status).toBe(200);
-			expect(await found.text()).toBe(createdText);
-			const duplicate = await fetch(`${url}/Users`, {
-				method: "POST",
-				headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key" },
-				body: JSON.stringify({ FirstName: "Again", LastName: "Record", Email: "durable@example.org" }),
-			});
-			expect(duplicate.status).toBe(409);
-		} finally {
-			second.child.kill("SIGTERM");
-			expect(await second.exited).toBe(0);
-		}
+		const second = start(env);
+		await waitForHealthy(`${url}/health`, 15000, second);
+		const found = await fetch(`${url}/Users/${Id}`);
+		expect(found.status).toBe(200);
+		expect(await found.text()).toBe(createdText);
+		const duplicate = await fetch(`${url}/Users`, {
+			method: "POST",
+			headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key" },
+			body: JSON.stringify({ FirstName: "Again", LastName: "Record", Email: "durable@example.org" }),
+		});
+		expect(duplicate.status).toBe(409);
+		second.child.kill("SIGTERM");
+		expect(await second.exited).toBe(0);
 	});
 });

@@ -1,0 +1,64 @@
+import { newGuid, parseGuid } from "../shared/wire/guid";
+import { escapeWireDates, parseWireDate, toWireDate } from "../shared/wire/dates";
+import { binderFor } from "../shared/wire/bind";
+import { w } from "../shared/wire/schema";
+
+describe("GUIDs", () => {
+	test("are made in the N form", () => {
+		expect(newGuid()).toMatch(/^[0-9a-f]{32}$/);
+		expect(newGuid()).not.toBe(newGuid());
+	});
+
+	test.each([
+		["0f8fad5bd9cb469fa16570867728950e", "0f8fad5bd9cb469fa16570867728950e"],
+		["0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5bd9cb469fa16570867728950e"],
+		["{0f8fad5b-d9cb-469f-a165-70867728950e}", "0f8fad5bd9cb469fa16570867728950e"],
+	])("%s reads as %s", (text, guid) => expect(parseGuid(text)).toBe(guid));
+
+	test.each(["", "0f8fad5b", "0f8fad5bd9cb469fa16570867728950g", "0f8fad5b-d9cb469f-a165-70867728950e", "{0f8fad5bd9cb469fa16570867728950e}"])(
+		"%p is not a GUID",
+		text => expect(parseGuid(text)).toBeUndefined(),
+	);
+});
+
+describe("timestamps", () => {
+	test("are written as /Date(ms+0000)/", () => expect(toWireDate(1732269600000)).toBe("/Date(1732269600000+0000)/"));
+
+	test.each([
+		["/Date(1732269600000)/", 1732269600000],
+		["/Date(1732269600000-0500)/", 1732269600000],
+		["/Date(-86400000)/", -86400000],
+		["2024-11-22", Date.UTC(2024, 10, 22)],
+		["2024-11-22T10:00Z", 1732269600000],
+		["2024-11-22 10:00:00", 1732269600000],
+		["2024-11-22T12:00:00+0200", 1732269600000],
+	])("%s reads as %i", (text, ms) => expect(parseWireDate(text)).toBe(ms));
+
+	test.each(["tomorrow", "22/11/2024", "2024-13-45T99:00:00Z", "/Date(abc)/", "1732269600000"])("%p is not a timestamp", text =>
+		expect(parseWireDate(text)).toBeUndefined(),
+	);
+
+	test("only /Date()/ strings get the escaped slashes, and the JSON still decodes to the same value", () => {
+		const value = { CreatedTime: "/Date(1+0000)/", Url: "https://x.org/a", AboutMe: 'say "/Date(2)/"' };
+		const json = escapeWireDates(JSON.stringify(value));
+		expect(json).toBe('{"CreatedTime":"\\/Date(1+0000)\\/","Url":"https://x.org/a","AboutMe":"say \\"/Date(2)/\\""}');
+		expect(JSON.parse(json)).toEqual(value);
+	});
+});
+
+describe("binding", () => {
+	const bind = binderFor(w.object({ FirstName: w.string(), Limit: w.number() }));
+
+	test("folds the case of field names, prefers an exact match, and drops unknown fields and nulls", () => {
+		expect(bind({ firstname: "a", LIMIT: 3, other: 1 })).toEqual({ FirstName: "a", Limit: 3 });
+		expect(bind({ firstName: "folded", FirstName: "exact" })).toEqual({ FirstName: "exact" });
+		expect(bind({ FirstName: null })).toEqual({});
+	});
+
+	test("a list field takes a query-string value 'a,b' or '[a,b]'", () => {
+		const schema = w.object({ Tags: w.list(w.string()) });
+		expect(schema.validate({ Tags: "a, b" }).value).toEqual({ Tags: ["a", "b"] });
+		expect(schema.validate({ Tags: "[a,b]" }).value).toEqual({ Tags: ["a", "b"] });
+		expect(schema.validate({ Tags: "" }).value).toEqual({ Tags: [] });
+	});
+});
