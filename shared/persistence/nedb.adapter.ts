@@ -1,8 +1,8 @@
 import path from "node:path";
 import Datastore from "@seald-io/nedb";
 import { MemoryAdapter } from "moleculer-db";
-import { Doc, IndexSpec, Update } from "./store";
-import { mapUniqueViolation, uniqueFieldHolding } from "./unique";
+import { IndexSpec } from "./store";
+import { uniqueFieldHolding, UniqueViolations } from "./unique";
 
 /** NeDB's datastore with the promise-returning methods moleculer-db's adapter calls. */
 type NeDatastore = Datastore & Record<"insert" | "findOne" | "count" | "remove" | "ensureIndex" | "update", (...args: unknown[]) => Promise<unknown>>;
@@ -11,10 +11,10 @@ const compactEveryMs = 10 * 60 * 1000;
 
 /**
  * The embedded store: NeDB files under a data folder (one file per collection), or memory only.
- * Adds declared indexes, 409 on unique violations, periodic compaction of the append-only file,
- * and a stop that compacts and releases its timer so the process can exit.
+ * Adds declared indexes, recognises unique violations, compacts of the append-only file,
+  the append-only file periodically and at stop, and releases its timer so the process can exit.
  */
-export class NeDbStoreAdapter extends MemoryAdapter {
+export class NeDbStoreAdapter extends MemoryAdapter implements UniqueViolations {
 	private readonly uniques: IndexSpec[] = [];
 
 	private readonly filename: string | undefined;
@@ -65,32 +65,8 @@ export class NeDbStoreAdapter extends MemoryAdapter {
 		await this.store.ensureIndex({ fieldName: spec.field, unique: spec.unique, sparse: spec.sparse });
 	}
 
-	override async insert(entity: object): Promise<object> {
-		try {
-			return await super.insert(entity);
-		} catch (err) {
-			return this.uniqueViolation(err, entity as Doc);
-		}
-	}
-
-	override async updateById(id: string | number, update: object): Promise<object> {
-		try {
-			return (await super.updateById(id, update)) ?? null;
-		} catch (err) {
-			return this.uniqueViolation(err, (update as Update).$set);
-		}
-	}
-
-	override async updateMany(query: object, update: object): Promise<number> {
-		try {
-			return await super.updateMany(query, update);
-		} catch (err) {
-			return this.uniqueViolation(err, (update as Update).$set);
-		}
-	}
-
-	private uniqueViolation(err: unknown, doc: Record<string, unknown> | undefined): never {
+	violatedField(err: unknown, written: Record<string, unknown> | undefined): string | undefined {
 		const e = err as { errorType?: string; key?: unknown };
-		return mapUniqueViolation(err, uniqueFieldHolding(this.uniques, doc, e.key), e.errorType === "uniqueViolated");
+		return e.errorType === "uniqueViolated" ? uniqueFieldHolding(this.uniques, written, e.key) : undefined;
 	}
 }

@@ -4,16 +4,23 @@ import { StoreConfig } from "../config";
 import { IndexSpec, StoreAdapter } from "./store";
 import { NeDbStoreAdapter } from "./nedb.adapter";
 import { MongoStoreAdapter } from "./mongo.adapter";
+import { guardUniqueIndexes, UniqueViolations } from "./unique";
+
+type PlazaAdapter = StoreAdapter & UniqueViolations;
 
 /** The adapter for a collection in the configured store. */
 export function createAdapter(store: StoreConfig, collection: string): StoreAdapter {
+	return guardUniqueIndexes(adapterOf(store, collection));
+}
+
+function adapterOf(store: StoreConfig, collection: string): PlazaAdapter {
 	switch (store.kind) {
 		case "mongo":
-			return new MongoStoreAdapter(store.uri) as unknown as StoreAdapter;
+			return new MongoStoreAdapter(store.uri) as unknown as PlazaAdapter;
 		case "nedb":
-			return new NeDbStoreAdapter(store.dir, collection) as unknown as StoreAdapter;
+			return new NeDbStoreAdapter(store.dir, collection) as unknown as PlazaAdapter;
 		case "memory":
-			return new NeDbStoreAdapter(undefined, collection) as unknown as StoreAdapter;
+			return new NeDbStoreAdapter(undefined, collection) as unknown as PlazaAdapter;
 	}
 }
 
