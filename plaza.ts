@@ -2,12 +2,13 @@ import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "./shared/config";
 import { operationsMiddleware } from "./shared/operations.middleware";
 import { usersService } from "./services/users/users.service";
+import { sessionsService } from "./services/users/sessions.service";
 import { gatewayService } from "./gateway/gateway.service";
 
-/** Every service Plaza can run, by the name SERVICES uses. */
-export const serviceFactories: Record<string, (config: PlazaConfig) => ServiceSchema> = {
-	users: usersService,
-	gateway: gatewayService,
+/** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
+export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
+	users: [usersService, sessionsService],
+	gateway: [gatewayService],
 };
 
 /**
@@ -28,10 +29,8 @@ export function createPlaza(config: PlazaConfig): ServiceBroker {
 	});
 	// The gateway opens its port only once the services of its own process are up, so that a first
 	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
-	const local = names.filter(n => n !== "gateway");
-	for (const name of names) {
-		const schema = serviceFactories[name](config);
-		broker.createService(name === "gateway" ? { ...schema, dependencies: local } : schema);
-	}
+	const local = names.filter(n => n !== "gateway").flatMap(n => serviceFactories[n].map(factory => factory(config)));
+	for (const schema of local) broker.createService(schema);
+	if (names.includes("gateway")) broker.createService({ ...gatewayService(config), dependencies: local.map(s => s.name) });
 	return broker;
 }

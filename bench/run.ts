@@ -1,6 +1,7 @@
 import { AddressInfo } from "node:net";
 import { Server } from "node:http";
 import { createPlaza } from "../plaza";
+import { defaultConfig } from "../shared/config";
 
 /**
  * Request rates of Plaza's operations through the real gateway, side by side in one run.
@@ -15,7 +16,7 @@ interface Scenario {
 }
 
 async function main(): Promise<void> {
-	const broker = createPlaza({ port: 0, store: { kind: "memory" }, adminApiKey: adminKey, development: false, maxBodyBytes: 1 << 20, logLevel: false });
+	const broker = createPlaza(defaultConfig({ adminApiKey: adminKey, rateLimitPerMinute: 10_000_000 }));
 	await broker.start();
 	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
 	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

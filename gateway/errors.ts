@@ -13,6 +13,8 @@ export interface Failure {
 	responseStatus: ResponseStatus;
 	/** True when the server, not the client, is at fault: worth an error log. */
 	internal: boolean;
+	/** Seconds a 429 asks the client to wait, when the limiter said. */
+	retryAfter?: number;
 }
 
 interface ErrorLike {
@@ -22,7 +24,7 @@ interface ErrorLike {
 	type?: unknown;
 	status?: unknown;
 	stack?: string;
-	data?: { errors?: FieldError[] };
+	data?: { errors?: FieldError[]; retryAfter?: number };
 }
 
 /** Moleculer's own failures of reaching a service: the caller should retry later (503). */
@@ -43,7 +45,7 @@ function classify(err: ErrorLike): Failure {
 	const client = (status: number, ErrorCode: string, Message: string, Errors: FieldError[] = []): Failure => ({ status, responseStatus: { ErrorCode, Message, Errors }, internal: false });
 
 	if (err.name === "PlazaError" && typeof err.code === "number" && typeof err.type === "string") {
-		return { ...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []), internal: err.code >= 500 };
+		return { ...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []), internal: err.code >= 500, retryAfter: err.data?.retryAfter };
 	}
 	if (err.name && unavailable.has(err.name)) {
 		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true };

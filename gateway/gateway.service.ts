@@ -1,4 +1,5 @@
 import { IncomingMessage, ServerResponse } from "node:http";
+import { createHash } from "node:crypto";
 import { Context, ServiceSchema, Service } from "moleculer";
 import ApiGateway, { ApiSettingsSchema, IncomingRequest } from "moleculer-web";
 import { PlazaConfig } from "../shared/config";
@@ -9,9 +10,12 @@ import { catalogueAliases, operationListing } from "./routes";
 import { negotiateFormat } from "./format";
 import { FormatRequest, sendJson } from "./respond";
 import { describeFailure } from "./errors";
-import { identify } from "./identify";
+import { clientAddress, IdentifiedRequest, Identifier, isSecure } from "./identify";
+import { sessionCookies, sessionTokenOf } from "./cookies";
+import { setSecurityHeaders } from "./security-headers";
+import { SessionMeta } from "../shared/caller";
 
-type Request = IncomingRequest & FormatRequest & { body?: unknown };
+type Request = IncomingRequest & FormatRequest & IdentifiedRequest & { body?: unknown };
 
 interface GatewayMethods {
 	dispatch(op: Operation | undefined, req: Request, res: ServerResponse): Promise<void>;
@@ -26,14 +30,17 @@ type GatewayThis = Service & GatewayMethods;
  */
 export function gatewayService(config: PlazaConfig): ServiceSchema {
 	const httpHandler = (ApiGateway.methods as Record<string, (this: Service, ...args: unknown[]) => unknown>).httpHandler;
+	const identifier = new Identifier(config);
 
 	const schema: ServiceSchema<ApiSettingsSchema> = {
 		name: "gateway",
 		mixins: [ApiGateway],
 		settings: {
 			port: config.port,
-			logRequest: "debug",
-			logResponse: "debug",
+			// Request lines and parameters may hold credentials: moleculer-web does not log them.
+			logRequest: null,
+			logRequestParams: null,
+			logResponse: null,
 			log4XXResponses: false,
 			routes: [
 				{
@@ -41,6 +48,16 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 					mappingPolicy: "restrict",
 					autoAliases: false,
 					authentication: true,
+					rateLimit: {
+						window: 60_000,
+						limit: config.rateLimitPerMinute,
+						headers: true,
+						// One budget per session or credential, else per client address.
+						key: (req: IncomingMessage) => {
+							const credential = req.headers.authorization ?? sessionTokenOf(req);
+							return credential ? `c:${createHash("sha256").update(credential).digest("hex")}` : `a:${clientAddress(req, config.trustProxy)}`;
+						},
+					},
 					bodyParsers: {
 						json: { strict: true, limit: config.maxBodyBytes },
 						urlencoded: { extended: false, limit: config.maxBodyBytes },
@@ -67,6 +84,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 		methods: {
 			/** Format negotiation happens before routing, so `/Users.json` finds `/Users`. */
 			httpHandler(this: GatewayThis, req: Request, res: ServerResponse, next?: unknown) {
+				setSecurityHeaders(res, isSecure(req, config.trustProxy));
+				req.$rawUrl = req.url;
 				try {
 					negotiateFormat(req);
 				} catch (err) {
@@ -75,8 +94,9 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 				return httpHandler.call(this, req, res, next);
 			},
 
-			authenticate(_ctx: Context, _route: unknown, req: IncomingMessage) {
-				return identify(req, config.adminApiKey) ?? null;
+			async authenticate(ctx: Context<unknown, SessionMeta>, _route: unknown, req: Request) {
+				ctx.meta.clientIp = clientAddress(req, config.trustProxy);
+				return (await identifier.identify(ctx, req)) ?? null;
 			},
 
 			async dispatch(this: GatewayThis, op: Operation | undefined, req: Request, res: ServerResponse) {
@@ -85,6 +105,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 					if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 					const { operation: _ignored, ...params } = (req.$params ?? {}) as Record<string, unknown>;
 					const result = await req.$ctx.call(op.action, params);
+					const session = (req.$ctx.meta as SessionMeta).session;
+					if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
 					sendJson(req, res, 200, writerFor(op.response)(result));
 				} catch (err) {
 					this.writeFailure(req, res, err);
@@ -93,11 +115,20 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 
 			writeFailure(this: GatewayThis, req: IncomingMessage, res: ServerResponse, err: unknown) {
 				const failure = describeFailure(err, config.development);
-				if (failure.internal) this.logger.error(`${req.method} ${req.url} failed:`, err);
-				if (failure.status === 429) res.setHeader("Retry-After", "60");
+				// The path only: a query string may carry credentials.
+				if (failure.internal) this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed:`, err);
+				if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
+				const challenge = failure.status === 401 && identifier.challenge();
+				if (challenge) res.setHeader("WWW-Authenticate", challenge);
 				sendJson(req as Request, res, failure.status, { ResponseStatus: failure.responseStatus });
 			},
 		},
 	};
 	return schema as unknown as ServiceSchema;
+}
+
+/** Seconds until the rate limiter's window resets (its header holds the time in milliseconds). */
+function secondsUntil(resetAt: unknown): number {
+	const ms = Number(resetAt) - Date.now();
+	return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 60;
 }

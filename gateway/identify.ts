@@ -1,18 +1,89 @@
 import { IncomingMessage } from "node:http";
+import { TLSSocket } from "node:tls";
 import { timingSafeEqual, createHash } from "node:crypto";
+import { Context } from "moleculer";
 import { ADMIN, Caller } from "../shared/caller";
 import { failures } from "../shared/errors";
+import { PlazaConfig } from "../shared/config";
+import { DigestAnswer, digestRealm, NonceSigner } from "../shared/digest";
+import { sessionTokenOf } from "./cookies";
+
+/** A request as the gateway sees it before routing changes its URL. */
+export interface IdentifiedRequest extends IncomingMessage {
+	/** The URL as the client sent it (Digest signs it). */
+	$rawUrl?: string;
+}
 
 /**
- * The caller of a request: the administrator when it carries `Authorization: Bearer <ADMIN_API_KEY>`,
- * otherwise anonymous. Credentials that are present but wrong are refused (401), never ignored.
+ * Who is calling (PRODUCT.md §3): the Authorization header (Bearer API key, Basic, or Digest when
+ * on) or else a session (X-ss-id header or ss-id/ss-pid cookie). Credentials that are present but
+ * wrong are refused (401); an unknown or expired session is simply no session.
  */
-export function identify(req: IncomingMessage, adminApiKey: string | undefined): Caller | undefined {
-	const authorization = req.headers.authorization;
-	if (!authorization) return undefined;
-	const [scheme, token] = authorization.split(/\s+/, 2);
-	if (scheme?.toLowerCase() === "bearer" && token && adminApiKey && sameSecret(token, adminApiKey)) return { roles: [ADMIN] };
-	throw failures.unauthorized("The credentials are not valid");
+export class Identifier {
+	private readonly nonces?: NonceSigner;
+
+	constructor(private readonly config: PlazaConfig) {
+		if (config.auth.digest) this.nonces = new NonceSigner(config.auth.digestSecret);
+	}
+
+	async identify(ctx: Context, req: IdentifiedRequest): Promise<Caller | undefined> {
+		const authorization = req.headers.authorization;
+		if (authorization) return this.fromAuthorization(ctx, req, authorization);
+		const token = sessionTokenOf(req);
+		if (!token) return undefined;
+		return (await ctx.call<Caller | null, { token: string }>("sessions.resolve", { token })) ?? undefined;
+	}
+
+	/** WWW-Authenticate for a 401, when Digest is on: a fresh nonce to answer. */
+	challenge(): string | undefined {
+		return this.nonces && `Digest realm="${digestRealm}", qop="auth", nonce="${this.nonces.issue()}", algorithm=MD5`;
+	}
+
+	private async fromAuthorization(ctx: Context, req: IdentifiedRequest, authorization: string): Promise<Caller> {
+		const space = authorization.indexOf(" ");
+		const scheme = authorization.slice(0, space < 0 ? undefined : space).toLowerCase();
+		const value = space < 0 ? "" : authorization.slice(space + 1).trim();
+		switch (scheme) {
+			case "bearer":
+				if (this.config.adminApiKey && sameSecret(value, this.config.adminApiKey)) return { roles: [ADMIN] };
+				break;
+			case "basic": {
+				const decoded = Buffer.from(value, "base64").toString("utf8");
+				const colon = decoded.indexOf(":");
+				if (colon > 0) return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName: decoded.slice(0, colon), Password: decoded.slice(colon + 1) });
+				break;
+			}
+			case "digest": {
+				const answer = this.digestAnswer(req, value);
+				if (answer) return ctx.call<Caller, DigestAnswer>("users.verifyDigest", answer);
+				break;
+			}
+		}
+		throw failures.unauthorized("The credentials are not valid");
+	}
+
+	/** The parameters of a Digest answer, when they are complete, fresh and for this request. */
+	private digestAnswer(req: IdentifiedRequest, value: string): DigestAnswer | undefined {
+		if (!this.nonces) return undefined;
+		const fields = new Map<string, string>();
+		for (const match of value.matchAll(/(\w+)=(?:"([^"]*)"|([^\s,]+))/g)) fields.set(match[1].toLowerCase(), match[2] ?? match[3]);
+		const [username, realm, nonce, uri, response] = ["username", "realm", "nonce", "uri", "response"].map(k => fields.get(k));
+		if (!username || realm !== digestRealm || !nonce || !uri || !response) return undefined;
+		if (this.nonces.check(nonce) !== "valid" || uri !== (req.$rawUrl ?? req.url)) return undefined;
+		return { username, realm, nonce, uri, response, qop: fields.get("qop"), nc: fields.get("nc"), cnonce: fields.get("cnonce"), method: req.method ?? "GET" };
+	}
+}
+
+/** Whether the request came over HTTPS (directly, or through a trusted proxy). */
+export function isSecure(req: IncomingMessage, trustProxy: boolean): boolean {
+	return (req.socket as TLSSocket).encrypted === true || (trustProxy && req.headers["x-forwarded-proto"] === "https");
+}
+
+/** The client's address (from X-Forwarded-For only behind a trusted proxy). */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+	const forwarded = req.headers["x-forwarded-for"];
+	if (trustProxy && typeof forwarded === "string") return forwarded.split(",")[0].trim();
+	return req.socket.remoteAddress;
 }
 
 /** Constant-time comparison; hashing first makes the lengths equal. */

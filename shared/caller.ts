@@ -4,7 +4,23 @@ import { Context } from "moleculer";
 export interface Caller {
 	/** The signed-in user's id; absent for the administrator's API key. */
 	userId?: string;
+	userName?: string;
+	displayName?: string;
 	roles: string[];
+	/** The key of the session the caller came with, if any (it is what signing out ends). */
+	sessionKey?: string;
+}
+
+/**
+ * What a service asks the gateway to do with the caller's session cookies: set them for a new
+ * session, or clear them. Services say it in `ctx.meta.session`; only the gateway knows cookies.
+ */
+export type SessionDirective = { open: { token: string; persistent: boolean; ttlSeconds: number } } | { end: true };
+
+export interface SessionMeta {
+	session?: SessionDirective;
+	/** The client's network address, for sign-in limits and audit lines. */
+	clientIp?: string;
 }
 
 export interface CallerMeta {

@@ -20,6 +20,25 @@ export interface PlazaConfig {
 	/** Largest request body the gateway reads, in bytes. */
 	maxBodyBytes: number;
 	logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | false;
+	auth: AuthConfig;
+	/** Requests one caller (session, credentials or address) may make per minute. */
+	rateLimitPerMinute: number;
+	/** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+	trustProxy: boolean;
+}
+
+export interface AuthConfig {
+	/** Idle time after which a session ends (sliding), and the longer one of RememberMe sessions. */
+	sessionTtlSeconds: number;
+	rememberMeTtlSeconds: number;
+	/** Failed sign-ins allowed per account, and per client address, within the window. */
+	maxFailuresPerAccount: number;
+	maxFailuresPerAddress: number;
+	failureWindowSeconds: number;
+	/** HTTP Digest (RFC 2617): opt-in, since it keeps a password-equivalent hash per user. */
+	digest: boolean;
+	/** Signs Digest nonces; set it to the same value on every gateway. */
+	digestSecret?: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
@@ -32,7 +51,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		development: env.NODE_ENV === "development",
 		maxBodyBytes: integer(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
 		logLevel: logLevel(env.LOG_LEVEL),
+		auth: {
+			sessionTtlSeconds: integer(env.SESSION_TTL_SECONDS, 24 * 3600, "SESSION_TTL_SECONDS"),
+			rememberMeTtlSeconds: integer(env.REMEMBER_ME_TTL_SECONDS, 30 * 24 * 3600, "REMEMBER_ME_TTL_SECONDS"),
+			maxFailuresPerAccount: integer(env.SIGNIN_MAX_FAILURES, 5, "SIGNIN_MAX_FAILURES"),
+			maxFailuresPerAddress: integer(env.SIGNIN_MAX_FAILURES_PER_ADDRESS, 20, "SIGNIN_MAX_FAILURES_PER_ADDRESS"),
+			failureWindowSeconds: integer(env.SIGNIN_FAILURE_WINDOW_SECONDS, 15 * 60, "SIGNIN_FAILURE_WINDOW_SECONDS"),
+			digest: env.DIGEST_AUTH === "true",
+			digestSecret: env.DIGEST_SECRET || undefined,
+		},
+		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
+		trustProxy: env.TRUST_PROXY === "true",
 	};
+}
+
+/** The configuration of a process that reads no environment: tests and benchmarks start from it. */
+export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig {
+	return { ...loadConfig({ DATA_DIR: ":memory:", PORT: "0" }), logLevel: false, ...overrides };
 }
 
 function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {

@@ -28,6 +28,11 @@ export const failures = {
 	notFound: (what: string) => new PlazaError(404, "NotFound", `${what} was not found`),
 	alreadyExists: (fieldName?: string, message = "The record already exists") =>
 		new PlazaError(409, "AlreadyExists", message, fieldName ? [{ ErrorCode: "AlreadyExists", FieldName: fieldName, Message: message }] : []),
+	tooManyRequests: (retryAfterSeconds: number, message = "Too many requests; slow down") => {
+		const error = new PlazaError(429, "TooManyRequests", message);
+		(error.data as { retryAfter?: number }).retryAfter = retryAfterSeconds;
+		return error;
+	},
 	payloadTooLarge: (limitBytes: number) => new PlazaError(413, "PayloadTooLarge", `The request body is larger than ${limitBytes} bytes`),
 	serviceUnavailable: () => new PlazaError(503, "ServiceUnavailable", "The service is unavailable; try again later"),
 };

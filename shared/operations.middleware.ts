@@ -18,15 +18,27 @@ export const operationsMiddleware: Middleware = {
 		const bind = binderFor(op.request);
 		return function checkedOperation(this: unknown, ctx: Context) {
 			checkAccess(op, ctx);
-			ctx.params = validateRequest(op.request, bind((ctx.params ?? {}) as Record<string, unknown>));
+			const params = validateRequest(op.request, bind((ctx.params ?? {}) as Record<string, unknown>));
+			checkActors(op, ctx, params as Record<string, unknown>);
+			ctx.params = params;
 			return handler.call(this as never, ctx);
 		};
 	},
 };
 
+/** 401 for a caller who must sign in first, 403 for one without the Admin role an operation needs. */
 function checkAccess(op: Operation, ctx: Context): void {
-	if (op.access !== "admin") return; // signed-in checks arrive with accounts
+	if (op.access === "public") return;
 	const caller = callerOf(ctx);
 	if (!caller) throw failures.unauthorized();
-	if (!isAdmin(caller)) throw failures.forbidden(`${op.name} is for administrators only`);
+	if (op.access === "admin" && !isAdmin(caller)) throw failures.forbidden(`${op.name} is for administrators only`);
+}
+
+/** Everyone but an admin acts only as themselves: each actor field must hold the caller's own id. */
+function checkActors(op: Operation, ctx: Context, params: Record<string, unknown>): void {
+	const caller = callerOf(ctx);
+	if (!op.actors || isAdmin(caller)) return;
+	for (const field of op.actors) {
+		if (params[field] !== undefined && params[field] !== caller?.userId) throw failures.forbidden(`You may act only as yourself: ${field} is not your id`);
+	}
 }

@@ -34,7 +34,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	});
 
 	test("a malformed GUID is 400 InvalidGuid, on a path and in a body", async () => {
-		for (const reply of [await plaza.http<ErrorBody>("GET", "/Users/not-a-guid"), await post("/json/reply/FindUser", { Id: "1234" })]) {
+		for (const reply of [await plaza.admin<ErrorBody>("GET", "/Users/not-a-guid"), await post("/json/reply/FindUser", { Id: "1234" })]) {
 			expect(reply.status).toBe(400);
 			expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "InvalidGuid", Errors: [expect.objectContaining({ ErrorCode: "InvalidGuid", FieldName: "Id" })] });
 		}
@@ -87,7 +87,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	});
 
 	test("an unknown id is 404 NotFound", async () => {
-		const reply = await plaza.http<ErrorBody>("GET", "/Users/0f8fad5bd9cb469fa16570867728950e");
+		const reply = await plaza.admin<ErrorBody>("GET", "/Users/0f8fad5bd9cb469fa16570867728950e");
 		expect(reply.status).toBe(404);
 		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "NotFound", Message: "User 0f8fad5bd9cb469fa16570867728950e was not found" });
 	});
@@ -102,7 +102,7 @@ describe("failures of the server", () => {
 		const plaza = await startPlaza();
 		try {
 			failingStore(plaza);
-			const reply = await plaza.http<ErrorBody>("GET", "/Users");
+			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
 			expect(reply.status).toBe(500);
 			expect(reply.body).toEqual({ ResponseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] } });
 			expect(reply.text).not.toMatch(/EACCES|\/srv|users\.db|node_modules|at /);
@@ -115,7 +115,7 @@ describe("failures of the server", () => {
 		const plaza = await startPlaza({ development: true });
 		try {
 			failingStore(plaza);
-			const reply = await plaza.http<ErrorBody>("GET", "/Users");
+			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
 			expect(reply.status).toBe(500);
 			expect(reply.body.ResponseStatus.StackTrace).toContain("EACCES");
 		} finally {
@@ -127,7 +127,7 @@ describe("failures of the server", () => {
 		const plaza = await startPlaza();
 		try {
 			await plaza.broker.destroyService(plaza.broker.getLocalService("users")!);
-			const reply = await plaza.http<ErrorBody>("GET", "/Users");
+			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
 			expect(reply.status).toBe(503);
 			expect(reply.body.ResponseStatus.ErrorCode).toBe("ServiceUnavailable");
 		} finally {

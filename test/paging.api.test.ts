@@ -19,8 +19,8 @@ describe("paging of AllUsers", () => {
 	afterAll(() => plaza.stop());
 
 	test("defaults are Offset 0 and Limit 50", async () => {
-		const implicit = await plaza.http<WireRecord[]>("GET", "/Users");
-		const explicit = await plaza.http<WireRecord[]>("GET", "/Users?Offset=0&Limit=50");
+		const implicit = await plaza.admin<WireRecord[]>("GET", "/Users");
+		const explicit = await plaza.admin<WireRecord[]>("GET", "/Users?Offset=0&Limit=50");
 		expect(implicit.status).toBe(200);
 		expect(implicit.body).toHaveLength(50);
 		expect(implicit.text).toBe(explicit.text);
@@ -29,7 +29,7 @@ describe("paging of AllUsers", () => {
 	test.each([50, 7, 1000])("pages of %i cover every user exactly once, oldest first", async limit => {
 		const seen: WireRecord[] = [];
 		for (let offset = 0; ; offset += limit) {
-			const page = await plaza.http<WireRecord[]>("GET", `/Users?Offset=${offset}&Limit=${limit}`);
+			const page = await plaza.admin<WireRecord[]>("GET", `/Users?Offset=${offset}&Limit=${limit}`);
 			expect(page.status).toBe(200);
 			seen.push(...page.body);
 			if (page.body.length < limit) break;
@@ -42,7 +42,7 @@ describe("paging of AllUsers", () => {
 	});
 
 	test("Limit 0 is an empty page", async () => {
-		const reply = await plaza.http<WireRecord[]>("GET", "/Users?Limit=0");
+		const reply = await plaza.admin<WireRecord[]>("GET", "/Users?Limit=0");
 		expect(reply.status).toBe(200);
 		expect(reply.text).toBe("[]");
 	});
@@ -54,7 +54,7 @@ describe("paging of AllUsers", () => {
 		["Limit=ten", "Limit", "InvalidValue"],
 		["Offset=1.5", "Offset", "InvalidValue"],
 	])("%s is a 400 field error on %s", async (query, field, code) => {
-		const reply = await plaza.http<ErrorBody>("GET", `/Users?${query}`);
+		const reply = await plaza.admin<ErrorBody>("GET", `/Users?${query}`);
 		expect(reply.status).toBe(400);
 		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: code, Errors: [expect.objectContaining({ ErrorCode: code, FieldName: field })] });
 	});

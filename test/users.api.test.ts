@@ -1,10 +1,12 @@
-import { ErrorBody, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { createUser } from "./support/users";
 
 describe("users operations through the gateway", () => {
 	let plaza: TestPlaza;
+	let reader: Session;
 	beforeAll(async () => {
 		plaza = await startPlaza();
+		reader = await plaza.signUp();
 	});
 	afterAll(() => plaza.stop());
 
@@ -43,10 +45,10 @@ describe("users operations through the gateway", () => {
 
 	test("FindUser answers the same body on GET /Users/{Id} and on the generic route", async () => {
 		const created = await createUser(plaza, { FirstName: "Grace", LastName: "Hopper" });
-		const rest = await plaza.http("GET", `/Users/${created.Id}`);
-		const generic = await plaza.http("POST", "/json/reply/FindUser", { Id: created.Id });
-		const genericGet = await plaza.http("GET", `/json/reply/FindUser?Id=${created.Id}`);
-		const alias = await plaza.http("POST", "/api/finduser", { id: created.Id });
+		const rest = await reader.http("GET", `/Users/${created.Id}`);
+		const generic = await reader.http("POST", "/json/reply/FindUser", { Id: created.Id });
+		const genericGet = await reader.http("GET", `/json/reply/FindUser?Id=${created.Id}`);
+		const alias = await reader.http("POST", "/api/finduser", { id: created.Id });
 		for (const reply of [rest, generic, genericGet, alias]) expect(reply.status).toBe(200);
 		expect(rest.text).toBe(JSON.stringify(created).replace(/\/Date/g, "\\/Date").replace(/\)\//g, ")\\/"));
 		expect(generic.text).toBe(rest.text);
@@ -77,8 +79,8 @@ describe("users operations through the gateway", () => {
 	});
 
 	test("AllUsers answers the same page on GET /Users and on the generic route", async () => {
-		const rest = await plaza.http<WireRecord[]>("GET", "/Users?Offset=1&Limit=2");
-		const generic = await plaza.http<WireRecord[]>("POST", "/json/reply/AllUsers", { Offset: 1, Limit: 2 });
+		const rest = await reader.http<WireRecord[]>("GET", "/Users?Offset=1&Limit=2");
+		const generic = await reader.http<WireRecord[]>("POST", "/json/reply/AllUsers", { Offset: 1, Limit: 2 });
 		expect(rest.status).toBe(200);
 		expect(rest.body).toHaveLength(2);
 		expect(generic.text).toBe(rest.text);
@@ -126,18 +128,24 @@ describe("users operations through the gateway", () => {
 		expect(await plaza.store("users").count({})).toBe(before);
 	});
 
-	test("cloaked users are left out of AllUsers for ordinary callers but not for admins", async () => {
+	test("cloaked users are left out of AllUsers for ordinary callers, but not for admins or themselves", async () => {
 		const cloaked = await createUser(plaza, { Cloaked: true });
 		const visible = await createUser(plaza);
+		const hiding = await plaza.signUp();
+		expect((await plaza.admin("PUT", `/Internal/Users/${hiding.userId}`, { FirstName: "Hid", LastName: "Den", Cloaked: true })).status).toBe(200);
 		const ids = (reply: { body: WireRecord[] }) => reply.body.map(u => u.Id);
-		const anonymous = await plaza.http<WireRecord[]>("GET", "/Users?Limit=1000");
+		const ordinary = await reader.http<WireRecord[]>("GET", "/Users?Limit=1000");
 		const admin = await plaza.admin<WireRecord[]>("GET", "/Users?Limit=1000");
-		expect(ids(anonymous)).toContain(visible.Id);
-		expect(ids(anonymous)).not.toContain(cloaked.Id);
-		expect(ids(admin)).toEqual(expect.arrayContaining([cloaked.Id, visible.Id]));
+		const themselves = await hiding.http<WireRecord[]>("GET", "/Users?Limit=1000");
+		expect(ids(ordinary)).toContain(visible.Id);
+		expect(ids(ordinary)).not.toContain(cloaked.Id);
+		expect(ids(ordinary)).not.toContain(hiding.userId);
+		expect(ids(admin)).toEqual(expect.arrayContaining([cloaked.Id, visible.Id, hiding.userId]));
+		expect(ids(themselves)).toContain(hiding.userId);
+		expect(ids(themselves)).not.toContain(cloaked.Id);
 	});
 
-	test("Internal operations are for administrators: 401 without credentials, 401 with a wrong key, and nothing written", async () => {
+	test("Internal operations are for administrators: 401 without credentials or with a wrong key, 403 for a user; nothing written", async () => {
 		const created = await createUser(plaza, { FirstName: "Guarded" });
 		const before = await plaza.store("users").count({});
 		const anonymous = await plaza.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, { FirstName: "Hacked", LastName: "X" });
@@ -145,6 +153,11 @@ describe("users operations through the gateway", () => {
 		expect(anonymous.status).toBe(401);
 		expect(anonymous.body.ResponseStatus.ErrorCode).toBe("Unauthorized");
 		expect(wrongKey.status).toBe(401);
+		const user = await reader.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, { FirstName: "Hacked", LastName: "X" });
+		const userCreate = await reader.http<ErrorBody>("POST", "/Users", { FirstName: "Hacked", LastName: "X" });
+		expect(user.status).toBe(403);
+		expect(user.body.ResponseStatus.ErrorCode).toBe("Forbidden");
+		expect(userCreate.status).toBe(403);
 		expect(await plaza.store("users").count({})).toBe(before);
 		expect(await plaza.store("users").findById(created.Id)).toMatchObject({ FirstName: "Guarded" });
 	});

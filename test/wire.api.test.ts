@@ -1,10 +1,12 @@
-import { ErrorBody, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { createUser } from "./support/users";
 
 describe("the wire format through the gateway", () => {
 	let plaza: TestPlaza;
+	let reader: Session;
 	beforeAll(async () => {
 		plaza = await startPlaza();
+		reader = await plaza.signUp();
 	});
 	afterAll(() => plaza.stop());
 
@@ -48,7 +50,7 @@ describe("the wire format through the gateway", () => {
 		const { Id } = await createUser(plaza);
 		const dashed = `${Id.slice(0, 8)}-${Id.slice(8, 12)}-${Id.slice(12, 16)}-${Id.slice(16, 20)}-${Id.slice(20)}`;
 		for (const form of [Id, Id.toUpperCase(), dashed, `{${dashed.toUpperCase()}}`]) {
-			const reply = await plaza.http("GET", `/Users/${encodeURIComponent(form)}`);
+			const reply = await reader.http("GET", `/Users/${encodeURIComponent(form)}`);
 			expect(reply.status).toBe(200);
 			expect(reply.body.Id).toBe(Id);
 		}
@@ -65,23 +67,23 @@ describe("the wire format through the gateway", () => {
 	test("a .json suffix and ?format=json give JSON on any route", async () => {
 		const { Id } = await createUser(plaza);
 		for (const path of [`/Users/${Id}.json`, `/Users/${Id}?format=json`, `/json/reply/FindUser.json?Id=${Id}`]) {
-			const reply = await plaza.http("GET", path);
+			const reply = await reader.http("GET", path);
 			expect(reply.status).toBe(200);
 			expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
 			expect(reply.body.Id).toBe(Id);
 		}
-		const unsupported = await plaza.http<ErrorBody>("GET", `/Users/${Id}?format=csv`);
+		const unsupported = await reader.http<ErrorBody>("GET", `/Users/${Id}?format=csv`);
 		expect(unsupported.status).toBe(400);
 		expect(unsupported.body.ResponseStatus.Errors[0]).toMatchObject({ FieldName: "format" });
 	});
 
 	test("?callback= wraps the body as JSONP with text/javascript, errors included", async () => {
 		const { Id } = await createUser(plaza);
-		const reply = await plaza.http("GET", `/Users/${Id}?callback=jQuery.cb_1$`);
+		const reply = await reader.http("GET", `/Users/${Id}?callback=jQuery.cb_1$`);
 		expect(reply.status).toBe(200);
 		expect(reply.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
 		expect(reply.text).toMatch(/^jQuery\.cb_1\$\(\{"Id":"[0-9a-f]{32}".*\}\)$/);
-		const missing = await plaza.http("GET", "/Users/0f8fad5bd9cb469fa16570867728950e?callback=cb");
+		const missing = await reader.http("GET", "/Users/0f8fad5bd9cb469fa16570867728950e?callback=cb");
 		expect(missing.status).toBe(404);
 		expect(missing.text).toMatch(/^cb\(\{"ResponseStatus":\{"ErrorCode":"NotFound",/);
 	});
@@ -97,8 +99,8 @@ describe("the wire format through the gateway", () => {
 
 	test("routes and operation names match whatever their case", async () => {
 		const { Id } = await createUser(plaza);
-		expect((await plaza.http("GET", `/users/${Id}`)).status).toBe(200);
-		expect((await plaza.http("POST", "/JSON/REPLY/FINDUSER", { id: Id })).status).toBe(200);
-		expect((await plaza.http<WireRecord[]>("GET", "/json/reply/allusers")).status).toBe(200);
+		expect((await reader.http("GET", `/users/${Id}`)).status).toBe(200);
+		expect((await reader.http("POST", "/JSON/REPLY/FINDUSER", { id: Id })).status).toBe(200);
+		expect((await reader.http<WireRecord[]>("GET", "/json/reply/allusers")).status).toBe(200);
 	});
 });

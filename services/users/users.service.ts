@@ -1,11 +1,14 @@
-import { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { storeMixin, StoreMethods } from "../../shared/persistence/store.mixin";
 import { pageOf, toRecord, updateOf } from "../../shared/persistence/documents";
 import { Doc, Query } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
-import { CallerMeta, callerOf, isAdmin } from "../../shared/caller";
+import { Caller, CallerMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
+import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords";
+import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
+import { SignInLimits } from "./sign-in-limits";
 
 /** Profile fields as the catalogue's request schemas deliver them ("" means clear). */
 interface ProfileInput {
@@ -18,15 +21,33 @@ interface ProfileInput {
 	[field: string]: unknown;
 }
 
-type UsersThis = StoreMethods & UsersMethods;
+interface RegistrationInput {
+	UserName?: string;
+	FirstName?: string;
+	LastName?: string;
+	DisplayName?: string;
+	Email?: string;
+	Password: string;
+	AutoLogin?: boolean;
+	Continue?: string;
+}
 
 interface UsersMethods {
 	userDoc(id: string): Promise<Doc>;
+	updateProfile(id: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+	accountDoc(login: string): Promise<Doc | null>;
+	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (doc: Doc | null) => Promise<boolean>): Promise<Caller>;
 }
 
-/** Users and their profiles (accounts and sessions join them later). */
+interface UsersVars extends StoreMethods {
+	limits: SignInLimits;
+}
+
+type UsersThis = Service & UsersVars & UsersMethods;
+
+/** Users: their profiles and their accounts (credentials). Sessions live in the sessions service beside it. */
 export function usersService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, UsersMethods, StoreMethods> = {
+	const schema: ServiceSchema<ServiceSettingSchema, UsersMethods, UsersVars> = {
 		name: "users",
 		mixins: [
 			storeMixin(config.store, "users", [
@@ -36,6 +57,10 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				{ field: "UserNameKey", unique: true, sparse: true, reportAs: "UserName" },
 			]),
 		],
+
+		created(this: UsersThis) {
+			this.limits = new SignInLimits(config.auth, (message, details) => this.logger.warn(message, details));
+		},
 
 		actions: {
 			async create(this: UsersThis, ctx: Context<ProfileInput>) {
@@ -53,13 +78,60 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return docs.map(toRecord);
 			},
 
+			async update(this: UsersThis, ctx: Context<ProfileInput & { Id: string }>) {
+				const { Id, ...fields } = ctx.params;
+				return this.updateProfile(Id, fields);
+			},
+
 			async updateInternal(this: UsersThis, ctx: Context<ProfileInput & { Id: string }>) {
 				const { Id, ...fields } = ctx.params;
-				const update = updateOf(fields);
-				if (update.$unset?.Email) update.$unset.EmailKey = true;
-				const updated = await this.adapter.updateById(Id, { ...update, $set: { ...withKeys(update.$set), UpdatedTime: Date.now() } });
-				if (!updated) throw failures.notFound(`User ${Id}`);
-				return toRecord(updated);
+				return this.updateProfile(Id, fields);
+			},
+
+			async register(this: UsersThis, ctx: Context<RegistrationInput, SessionMeta>) {
+				const { UserName, Email, Password, AutoLogin, Continue, DisplayName } = ctx.params;
+				const login = UserName || Email;
+				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
+				const [first, ...rest] = (DisplayName ?? "").split(/\s+/).filter(Boolean);
+				const now = Date.now();
+				const doc: Doc = {
+					_id: newGuid(),
+					...withKeys(updateOf({ UserName, Email, DisplayName, FirstName: ctx.params.FirstName || first, LastName: ctx.params.LastName || rest.join(" ") }).$set),
+					PasswordHash: await hashPassword(Password),
+					...(config.auth.digest ? { DigestHa1: digestHa1(login, Password) } : {}),
+					Roles: [],
+					Cloaked: false,
+					CreatedTime: now,
+					UpdatedTime: now,
+				};
+				await this.adapter.insert(doc);
+				const response: Record<string, unknown> = { UserId: doc._id, UserName: login, ReferrerUrl: Continue || undefined };
+				if (AutoLogin) {
+					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: callerFor(doc), persistent: false });
+					response.SessionId = session.SessionId;
+				}
+				return response;
+			},
+
+			/** Internal: the account behind a user name (or e-mail) and password, or 401; limited per account and address. */
+			verifyCredentials: {
+				visibility: "public",
+				async handler(this: UsersThis, ctx: Context<{ UserName: string; Password: string }, SessionMeta>) {
+					const { Password } = ctx.params;
+					return this.signIn(ctx, ctx.params.UserName, async doc => {
+						const matches = await verifyPassword(Password, typeof doc?.PasswordHash === "string" ? doc.PasswordHash : await decoyHash);
+						return !!doc && matches;
+					});
+				},
+			},
+
+			/** Internal: the account behind an HTTP Digest answer (when Digest is on), or 401. */
+			verifyDigest: {
+				visibility: "public",
+				async handler(this: UsersThis, ctx: Context<DigestAnswer, SessionMeta>) {
+					if (!config.auth.digest) throw failures.unauthorized("Digest authentication is not enabled");
+					return this.signIn(ctx, ctx.params.username, async doc => typeof doc?.DigestHa1 === "string" && digestMatches(ctx.params, doc.DigestHa1));
+				},
 			},
 		},
 
@@ -68,6 +140,33 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const doc = await this.adapter.findById(id);
 				if (!doc) throw failures.notFound(`User ${id}`);
 				return doc;
+			},
+
+			async updateProfile(this: UsersThis, id: string, fields: Record<string, unknown>) {
+				const update = updateOf(fields);
+				if (update.$unset?.Email) update.$unset.EmailKey = true;
+				const updated = await this.adapter.updateById(id, { ...update, $set: { ...withKeys(update.$set), UpdatedTime: Date.now() } });
+				if (!updated) throw failures.notFound(`User ${id}`);
+				return toRecord(updated);
+			},
+
+			/** The account whose user name, or else e-mail address, is `login` (any case). */
+			async accountDoc(this: UsersThis, login: string) {
+				const key = login.toLowerCase();
+				return (await this.adapter.findOne({ UserNameKey: key })) ?? (await this.adapter.findOne({ EmailKey: key }));
+			},
+
+			async signIn(this: UsersThis, ctx: Context<unknown, SessionMeta>, login: string, proves: (doc: Doc | null) => Promise<boolean>) {
+				const account = login.toLowerCase();
+				const address = ctx.meta.clientIp;
+				this.limits.check(account, address);
+				const doc = await this.accountDoc(login);
+				if (!(await proves(doc)) || !doc) {
+					this.limits.failed(account, address);
+					throw failures.unauthorized("Invalid UserName or Password");
+				}
+				this.limits.succeeded(account);
+				return callerFor(doc);
 			},
 		},
 	};
@@ -88,4 +187,15 @@ function withKeys(fields: Record<string, unknown>): Record<string, unknown> {
 	if (typeof fields.Email === "string") keyed.EmailKey = fields.Email.toLowerCase();
 	if (typeof fields.UserName === "string") keyed.UserNameKey = fields.UserName.toLowerCase();
 	return keyed;
+}
+
+/** Who a signed-in user is, as every service sees it. */
+function callerFor(doc: Doc): Caller {
+	const name = [doc.FirstName, doc.LastName].filter(Boolean).join(" ");
+	return {
+		userId: doc._id,
+		userName: String(doc.UserName ?? doc.Email ?? ""),
+		displayName: String(doc.DisplayName ?? name),
+		roles: Array.isArray(doc.Roles) ? (doc.Roles as string[]) : [],
+	};
 }

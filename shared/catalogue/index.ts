@@ -1,12 +1,13 @@
 import { Operation } from "./operation";
 import { usersOperations } from "./users";
+import { accountsOperations } from "./accounts";
 
 export * from "./operation";
 
 /** Every operation of the API. Adding one here (plus its action) is all it takes to publish it. */
-export const catalogue: readonly Operation[] = [...usersOperations];
+export const catalogue: readonly Operation[] = [...accountsOperations, ...usersOperations];
 
-const byFoldedName = new Map(catalogue.map(op => [op.name.toLowerCase(), op]));
+const byFoldedName = new Map(catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)));
 const byAction = new Map(catalogue.map(op => [op.action, op]));
 
 /** The operation of that name, whatever its case. */

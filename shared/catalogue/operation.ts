@@ -18,6 +18,8 @@ export type Access = "public" | "user" | "admin";
 export interface Operation {
 	/** The request record's name: /json/reply/<name>, SOAP element, WSDL operation. */
 	name: string;
+	/** Other names the generic route answers to (ServiceStack clients call Auth "Authenticate"). */
+	aliases?: string[];
 	summary: string;
 	/** The Moleculer action that performs it: "<service>.<action>". */
 	action: string;
@@ -27,6 +29,11 @@ export interface Operation {
 	/** The response record, or a list of one (`w.array().items(record)`). */
 	response: Joi.Schema;
 	access: Access;
+	/**
+	 * Request fields that name the acting user (AuthorId, OwnerId, …): they must be the caller's own
+	 * id unless the caller is an admin (PRODUCT.md §3).
+	 */
+	actors?: string[];
 	/** A read changes nothing, so it may be retried on another node. */
 	reads?: boolean;
 }

@@ -3,8 +3,8 @@ import { paging, requiredText, text, textList } from "./fields";
 import { w } from "../wire/schema";
 import { User } from "../records/users";
 
-/** Profile fields a user record takes (SPEC.md §4.2 UpdateUserInternal). */
-const profile = {
+/** Profile fields a user keeps for themselves (SPEC.md §4.2 UpdateUserInternal, less Cloaked). */
+export const profile = {
 	FirstName: requiredText(100),
 	MiddleName: text(100),
 	LastName: requiredText(100),
@@ -22,8 +22,10 @@ const profile = {
 	Experiences: textList(),
 	Certifications: textList(),
 	Interests: textList(),
-	Cloaked: w.boolean(),
 };
+
+/** Internal properties only administrators set. */
+const internal = { Cloaked: w.boolean() };
 
 export const usersOperations: Operation[] = [
 	{
@@ -32,7 +34,7 @@ export const usersOperations: Operation[] = [
 		action: "users.create",
 		routes: [route("POST /Users")],
 		// CreatedTime lets an administrator import users with their original creation time.
-		request: w.object({ ...profile, UserName: text(100), CreatedTime: w.timestamp() }),
+		request: w.object({ ...profile, ...internal, UserName: text(100), CreatedTime: w.timestamp() }),
 		response: User,
 		access: "admin",
 	},
@@ -57,11 +59,21 @@ export const usersOperations: Operation[] = [
 		reads: true,
 	},
 	{
+		name: "UpdateUser",
+		summary: "Update one's own profile (administrators: anyone's); fields sent empty are cleared",
+		action: "users.update",
+		routes: [route("PUT /Users/:Id")],
+		request: w.object({ Id: w.guid().required(), ...profile }),
+		response: User,
+		access: "user",
+		actors: ["Id"],
+	},
+	{
 		name: "UpdateUserInternal",
 		summary: "Update a user's information, including internal properties (administrators only)",
 		action: "users.updateInternal",
 		routes: [route("PUT /Internal/Users/:Id")],
-		request: w.object({ Id: w.guid().required(), ...profile }),
+		request: w.object({ Id: w.guid().required(), ...profile, ...internal }),
 		response: User,
 		access: "admin",
 	},

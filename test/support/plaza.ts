@@ -2,7 +2,7 @@ import { AddressInfo } from "node:net";
 import { Server } from "node:http";
 import { ServiceBroker } from "moleculer";
 import { createPlaza } from "../../plaza";
-import { PlazaConfig } from "../../shared/config";
+import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { StoreAdapter } from "../../shared/persistence/store";
 
 export const ADMIN_KEY = "test-admin-key";
@@ -30,22 +30,27 @@ export interface TestPlaza {
 	http<T = WireRecord>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
 	/** The same, as the administrator (Bearer ADMIN_API_KEY). */
 	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+	/** Registers a user (AutoLogin) and returns their session; fields override generated ones. */
+	signUp(fields?: Record<string, unknown>): Promise<Session>;
 	/** A service's store, to check what was (not) written. */
 	store(service: string): StoreAdapter;
 	stop(): Promise<void>;
 }
 
+/** A signed-in user: their id, session token, and requests sent with the token in X-ss-id. */
+export interface Session {
+	userId: string;
+	userName: string;
+	password: string;
+	token: string;
+	http<T = WireRecord>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+}
+
+let signUps = 0;
+
 /** A real broker with every service and the gateway on a free port, on an in-memory store unless told otherwise. */
 export async function startPlaza(overrides: Partial<PlazaConfig> = {}): Promise<TestPlaza> {
-	const config: PlazaConfig = {
-		port: 0,
-		store: { kind: "memory" },
-		adminApiKey: ADMIN_KEY,
-		development: false,
-		maxBodyBytes: 1024 * 1024,
-		logLevel: false,
-		...overrides,
-	};
+	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...overrides });
 	const broker = createPlaza(config);
 	await broker.start();
 	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
@@ -69,10 +74,26 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}): Promise<
 		return { status: res.status, headers: res.headers, text, body: parsed as T };
 	};
 
+	const signUp = async (fields: Record<string, unknown> = {}): Promise<Session> => {
+		signUps += 1;
+		const registration = { UserName: `user${signUps}_${Date.now()}`, Password: "correct horse battery", FirstName: `First${signUps}`, LastName: "Member", AutoLogin: true, ...fields };
+		const reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
+		if (reply.status !== 200) throw new Error(`Registration failed: ${reply.status} ${reply.text}`);
+		const token = reply.body.SessionId;
+		return {
+			userId: reply.body.UserId,
+			userName: reply.body.UserName,
+			password: String(registration.Password),
+			token,
+			http: (method, path, body, headers = {}) => http(method, path, body, { "X-ss-id": token, ...headers }),
+		};
+	};
+
 	return {
 		broker,
 		url,
 		http,
+		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
 		store: service => (broker.getLocalService(service) as unknown as { adapter: StoreAdapter }).adapter,
 		stop: () => broker.stop(),

@@ -1,0 +1,133 @@
+import { createHash, randomBytes } from "node:crypto";
+import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { PlazaConfig } from "../../shared/config";
+import { storeMixin, StoreMethods } from "../../shared/persistence/store.mixin";
+import { Doc } from "../../shared/persistence/store";
+import { failures } from "../../shared/errors";
+import { Caller, CallerMeta, callerOf, SessionMeta } from "../../shared/caller";
+
+interface AuthInput {
+	provider?: string;
+	UserName?: string;
+	Password?: string;
+	RememberMe?: boolean;
+	Continue?: string;
+}
+
+interface SessionsMethods {
+	openSession(ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean): Promise<string>;
+	signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller): Promise<Record<string, unknown>>;
+}
+
+interface SessionsVars extends StoreMethods {
+	purgeTimer?: NodeJS.Timeout;
+}
+
+type SessionsThis = Service & SessionsVars & SessionsMethods;
+
+const purgeEveryMs = 10 * 60 * 1000;
+/** A session's expiry moves forward at most once a minute (or a quarter of its life), not at every request. */
+const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
+
+/**
+ * Sessions: sign-in, the current session, sign-out, and what a session token stands for. Tokens are
+ * 192 random bits; the store keeps only their SHA-256, so a copy of it opens no session.
+ */
+export function sessionsService(config: PlazaConfig): ServiceSchema {
+	const ttlMs = (persistent: boolean) => 1000 * (persistent ? config.auth.rememberMeTtlSeconds : config.auth.sessionTtlSeconds);
+
+	const schema: ServiceSchema<ServiceSettingSchema, SessionsMethods, SessionsVars> = {
+		name: "sessions",
+		mixins: [storeMixin(config.store, "sessions", [{ field: "ExpiresAt" }])],
+
+		actions: {
+			async authenticate(this: SessionsThis, ctx: Context<AuthInput, SessionMeta & CallerMeta>) {
+				const { UserName, Password } = ctx.params;
+				const caller = callerOf(ctx);
+				const provider = (ctx.params.provider || (UserName ? "credentials" : "")).toLowerCase();
+				switch (provider) {
+					case "": // the current session
+						if (!caller?.userId) throw failures.unauthorized();
+						return { UserId: caller.userId, UserName: caller.userName, DisplayName: caller.displayName };
+					case "logout":
+						if (caller?.sessionKey) await this.adapter.removeById(caller.sessionKey);
+						ctx.meta.session = { end: true };
+						return {};
+					case "credentials": {
+						if (!UserName) throw failures.field("UserName", "NotEmpty", "UserName is required");
+						if (!Password) throw failures.field("Password", "NotEmpty", "Password is required");
+						const user = await ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName, Password });
+						return this.signedIn(ctx, user);
+					}
+					case "basic":
+					case "digest":
+						// The gateway has checked the Authorization header already; this turns it into a session.
+						if (provider === "digest" && !config.auth.digest) throw failures.notFound("The provider digest (not configured)");
+						if (!caller?.userId) throw failures.unauthorized(`Send your credentials in the Authorization header for the ${provider} provider`);
+						return this.signedIn(ctx, caller);
+					default: // OAuth-style and unknown providers: none is configured
+						throw failures.notFound(`The provider ${provider} (not configured)`);
+				}
+			},
+
+			/** Internal: opens a session for a user that has just proved who they are. */
+			open: {
+				visibility: "public",
+				async handler(this: SessionsThis, ctx: Context<{ user: Caller; persistent: boolean }, SessionMeta>) {
+					return { SessionId: await this.openSession(ctx, ctx.params.user, ctx.params.persistent) };
+				},
+			},
+
+			/** Internal: the caller a session token stands for, or null when it is unknown or expired. */
+			resolve: {
+				visibility: "public",
+				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<Caller | null> {
+					const key = keyOf(ctx.params.token);
+					const doc = await this.adapter.findById(key);
+					const now = Date.now();
+					if (!doc) return null;
+					if (Number(doc.ExpiresAt) <= now) {
+						await this.adapter.removeById(key);
+						return null;
+					}
+					if (Number(doc.SlidAt) + slideEvery(Number(doc.TtlMs)) <= now) await this.adapter.updateById(key, { $set: { ExpiresAt: now + Number(doc.TtlMs), SlidAt: now } });
+					return { userId: String(doc.UserId), userName: String(doc.UserName), displayName: String(doc.DisplayName ?? ""), roles: doc.Roles as string[], sessionKey: key };
+				},
+			},
+		},
+
+		methods: {
+			async openSession(this: SessionsThis, ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean) {
+				const token = randomBytes(24).toString("base64url");
+				const now = Date.now();
+				const ttl = ttlMs(persistent);
+				const doc: Doc = { _id: keyOf(token), UserId: user.userId, UserName: user.userName, DisplayName: user.displayName, Roles: user.roles, Persistent: persistent, TtlMs: ttl, CreatedTime: now, SlidAt: now, ExpiresAt: now + ttl };
+				await this.adapter.insert(doc);
+				ctx.meta.session = { open: { token, persistent, ttlSeconds: ttl / 1000 } };
+				return token;
+			},
+
+			async signedIn(this: SessionsThis, ctx: Context<AuthInput, SessionMeta>, user: Caller) {
+				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
+				return { UserId: user.userId, SessionId, UserName: user.userName, DisplayName: user.displayName, ReferrerUrl: ctx.params.Continue || undefined };
+			},
+		},
+
+		started(this: SessionsThis) {
+			this.purgeTimer = setInterval(() => {
+				this.adapter.removeMany({ ExpiresAt: { $lte: Date.now() } }).catch(err => this.logger.warn("Purging expired sessions failed:", err));
+			}, purgeEveryMs);
+			this.purgeTimer.unref();
+		},
+
+		stopped(this: SessionsThis) {
+			clearInterval(this.purgeTimer);
+		},
+	};
+	return schema as unknown as ServiceSchema;
+}
+
+/** The store's key for a token: its SHA-256, so stored keys are useless to a thief. */
+function keyOf(token: string): string {
+	return createHash("sha256").update(token).digest("hex");
+}

@@ -1,0 +1,52 @@
+import { Operation, route } from "./operation";
+import { text } from "./fields";
+import { w } from "../wire/schema";
+import { AuthResponse, RegistrationResponse } from "../records/accounts";
+import { profile } from "./users";
+
+export const accountsOperations: Operation[] = [
+	{
+		name: "Registration",
+		summary: "Create an account (UserName or Email, and a Password of 8 characters or more); AutoLogin signs in at once",
+		action: "users.register",
+		aliases: ["Register"],
+		routes: [route("POST /register")],
+		request: w.object({
+			UserName: text(100).pattern(/^[\w.@+-]+$/, "user name"),
+			FirstName: profile.FirstName.optional().allow(""),
+			LastName: profile.LastName.optional().allow(""),
+			DisplayName: text(200),
+			Email: profile.Email,
+			Password: w.string().min(8).max(200).required(),
+			AutoLogin: w.boolean(),
+			Continue: text(2000),
+		}),
+		response: RegistrationResponse,
+		access: "public",
+	},
+	{
+		name: "Auth",
+		summary: "Sign in (provider credentials, basic or digest), read the current session (no provider), or sign out (provider logout)",
+		action: "sessions.authenticate",
+		aliases: ["Authenticate"],
+		routes: [route("GET /auth"), route("POST /auth"), route("GET /auth/:provider"), route("POST /auth/:provider")],
+		request: w.object({
+			provider: text(50),
+			State: text(2000),
+			oauth_token: text(2000),
+			oauth_verifier: text(2000),
+			UserName: text(254),
+			Password: w.string().max(200).allow(""),
+			RememberMe: w.boolean(),
+			Continue: text(2000),
+			nonce: text(500),
+			uri: text(2000),
+			response: text(500),
+			qop: text(50),
+			nc: text(50),
+			cnonce: text(500),
+		}),
+		response: AuthResponse,
+		access: "public",
+	},
+];
