@@ -25,6 +25,8 @@ export function createPlaza(config: PlazaConfig): ServiceBroker {
 		transporter: config.transporter as BrokerOptions["transporter"],
 		logger: config.logLevel === false ? false : { type: "Console", options: { level: config.logLevel, formatter: "short" } },
 		requestTimeout: 10_000,
+		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
+		dependencyInterval: 50,
 		middlewares: [operationsMiddleware],
 	});
 	// The gateway opens its port only once the services of its own process are up, so that a first

@@ -51,7 +51,7 @@ function classify(err: ErrorLike): Failure {
 		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true };
 	}
 	// body-parser and moleculer-web's own request errors
-	switch (err.type) {
+	switch (err.type ?? err.name) {
 		case "entity.parse.failed":
 			return client(400, "InvalidBody", "The request body is not valid JSON");
 		case "entity.too.large":
@@ -65,7 +65,7 @@ function classify(err: ErrorLike): Failure {
 			return client(400, "InvalidBody", "The request body was incomplete");
 		case "NOT_FOUND":
 			return client(404, "NotFound", "No such route");
-		case "RATE_LIMIT_EXCEEDED":
+		case "RateLimitExceeded":
 			return client(429, "TooManyRequests", "Too many requests; slow down");
 	}
 	return { status: 500, responseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] }, internal: true };
