@@ -39,7 +39,7 @@ describe("the embedded server process", () => {
 
 		const second = start(env);
 		await waitForHealthy(`${url}/health`, 15000, second);
-		const found = await fetch(`${url}/Users/${Id}`);
+		const found = await fetch(`${url}/Users/${Id}`, { headers: { Authorization: "Bearer process-admin-key" } });
 		expect(found.status).toBe(200);
 		expect(await found.text()).toBe(createdText);
 		const duplicate = await fetch(`${url}/Users`, {
