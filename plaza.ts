@@ -1,13 +1,17 @@
-import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
+import { BrokerOptions, Middleware, ServiceBroker, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "./shared/config";
 import { operationsMiddleware } from "./shared/operations.middleware";
 import { usersService } from "./services/users/users.service";
 import { sessionsService } from "./services/users/sessions.service";
+import { graphService } from "./services/graph/graph.service";
+import { postsService } from "./services/posts/posts.service";
 import { gatewayService } from "./gateway/gateway.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
 	users: [usersService, sessionsService],
+	graph: [graphService],
+	posts: [postsService],
 	gateway: [gatewayService],
 };
 
@@ -15,7 +19,7 @@ export const serviceFactories: Record<string, Array<(config: PlazaConfig) => Ser
  * A broker running the services this process is configured for: all of them in one process by
  * default (the embedded mode), or a chosen few joined to the others over the transporter.
  */
-export function createPlaza(config: PlazaConfig): ServiceBroker {
+export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] = []): ServiceBroker {
 	const names = config.services ?? Object.keys(serviceFactories);
 	const unknown = names.filter(n => !serviceFactories[n]);
 	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
@@ -27,7 +31,7 @@ export function createPlaza(config: PlazaConfig): ServiceBroker {
 		requestTimeout: 10_000,
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
-		middlewares: [operationsMiddleware],
+		middlewares: [operationsMiddleware, ...extraMiddlewares],
 	});
 	// The gateway opens its port only once the services of its own process are up, so that a first
 	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.

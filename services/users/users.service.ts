@@ -9,6 +9,7 @@ import { Caller, CallerMeta, callerOf, isAdmin, SessionMeta } from "../../shared
 import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
 import { SignInLimits } from "./sign-in-limits";
+import { Profile } from "../../shared/profiles";
 
 /** Profile fields as the catalogue's request schemas deliver them ("" means clear). */
 interface ProfileInput {
@@ -34,6 +35,7 @@ interface RegistrationInput {
 
 interface UsersMethods {
 	userDoc(id: string): Promise<Doc>;
+	withGraph(ctx: Context, docs: Doc[]): Promise<Record<string, unknown>[]>;
 	updateProfile(id: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
 	accountDoc(login: string): Promise<Doc | null>;
 	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (doc: Doc | null) => Promise<boolean>): Promise<Caller>;
@@ -70,12 +72,20 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			async find(this: UsersThis, ctx: Context<{ Id: string }>) {
-				return toRecord(await this.userDoc(ctx.params.Id));
+				return (await this.withGraph(ctx, [await this.userDoc(ctx.params.Id)]))[0];
 			},
 
 			async list(this: UsersThis, ctx: Context<{ Offset: number; Limit: number }, CallerMeta>) {
-				const docs = await pageOf(this.adapter, visibleTo(ctx), ctx.params);
-				return docs.map(toRecord);
+				return this.withGraph(ctx, await pageOf(this.adapter, visibleTo(ctx), ctx.params));
+			},
+
+			/** Internal: what other services show of users next to their records. */
+			profiles: {
+				visibility: "public",
+				async handler(this: UsersThis, ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
+					const docs = await this.adapter.findByIds(ctx.params.ids);
+					return docs.map(d => ({ Id: d._id, FirstName: d.FirstName, LastName: d.LastName, JobTitle: d.JobTitle, DefaultVenueId: d.DefaultVenueId }) as Profile);
+				},
 			},
 
 			async update(this: UsersThis, ctx: Context<ProfileInput & { Id: string }>) {
@@ -140,6 +150,13 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const doc = await this.adapter.findById(id);
 				if (!doc) throw failures.notFound(`User ${id}`);
 				return doc;
+			},
+
+			/** User records with their Connections, Networks and Subscriptions: one call to the graph for the whole page. */
+			async withGraph(this: UsersThis, ctx: Context, docs: Doc[]) {
+				if (docs.length === 0) return [];
+				const graph = await ctx.call<Record<string, Record<string, unknown>>, { userIds: string[] }>("graph.embedFor", { userIds: docs.map(d => d._id) });
+				return docs.map(doc => ({ ...toRecord(doc), ...graph[doc._id] }));
 			},
 
 			async updateProfile(this: UsersThis, id: string, fields: Record<string, unknown>) {

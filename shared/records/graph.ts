@@ -26,3 +26,13 @@ export const Subscription = record("Subscription", {
 	SubscriberToDisplayName: w.string(),
 	SubscribedToExternalName: w.string(),
 });
+
+/** PRODUCT.md §4: a member of a network. */
+export const NetworkMember = record("NetworkMember", {
+	Id: w.guid(),
+	NetworkId: w.guid(),
+	UserId: w.guid(),
+	FirstName: w.string(),
+	LastName: w.string(),
+	CreatedTime: w.timestamp(),
+});

@@ -1,6 +1,6 @@
 import { AddressInfo } from "node:net";
 import { Server } from "node:http";
-import { ServiceBroker } from "moleculer";
+import { Middleware, ServiceBroker } from "moleculer";
 import { createPlaza } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { StoreAdapter } from "../../shared/persistence/store";
@@ -32,8 +32,8 @@ export interface TestPlaza {
 	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
 	/** Registers a user (AutoLogin) and returns their session; fields override generated ones. */
 	signUp(fields?: Record<string, unknown>): Promise<Session>;
-	/** A service's store, to check what was (not) written. */
-	store(service: string): StoreAdapter;
+	/** A collection's store (by collection name), to check what was (not) written. */
+	store(collection: string): StoreAdapter;
 	stop(): Promise<void>;
 }
 
@@ -49,9 +49,9 @@ export interface Session {
 let signUps = 0;
 
 /** A real broker with every service and the gateway on a free port, on an in-memory store unless told otherwise. */
-export async function startPlaza(overrides: Partial<PlazaConfig> = {}): Promise<TestPlaza> {
+export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
 	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...overrides });
-	const broker = createPlaza(config);
+	const broker = createPlaza(config, middlewares);
 	await broker.start();
 	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -95,7 +95,16 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}): Promise<
 		http,
 		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
-		store: service => (broker.getLocalService(service) as unknown as { adapter: StoreAdapter }).adapter,
+		store: collection => collectionNamed(broker, collection),
 		stop: () => broker.stop(),
 	};
+}
+
+/** The adapter of a collection, whichever local service keeps it (one collection per service, or several). */
+function collectionNamed(broker: ServiceBroker, collection: string): StoreAdapter {
+	for (const service of broker.services as unknown as Array<{ name: string; adapter?: StoreAdapter; stores?: Record<string, StoreAdapter> }>) {
+		if (service.stores?.[collection]) return service.stores[collection];
+		if (service.name === collection && service.adapter) return service.adapter;
+	}
+	throw new Error(`No local service keeps the collection ${collection}`);
 }

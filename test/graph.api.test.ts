@@ -1,0 +1,206 @@
+import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { CallCounter } from "./support/call-counter";
+
+type Records = WireRecord[];
+
+describe("connections", () => {
+	let plaza: TestPlaza;
+	let ann: Session;
+	let bob: Session;
+	let cat: Session;
+	beforeAll(async () => {
+		plaza = await startPlaza();
+		[ann, bob, cat] = await Promise.all([plaza.signUp({ FirstName: "Ann", LastName: "Lee" }), plaza.signUp({ FirstName: "Bob", LastName: "Ray" }), plaza.signUp({ FirstName: "Cat", LastName: "Poe" })]);
+	});
+	afterAll(() => plaza.stop());
+
+	test("A connects to B: both records exist, the owner's first, and B sees A", async () => {
+		const reply = await ann.http<Records>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId, IsFavorite: true });
+		expect(reply.status).toBe(200);
+		expect(reply.body).toEqual([
+			{ Id: expect.stringMatching(/^[0-9a-f]{32}$/), OwnerId: ann.userId, UserId: bob.userId, FirstName: "Bob", LastName: "Ray", IsFavorite: true },
+			{ Id: expect.stringMatching(/^[0-9a-f]{32}$/), OwnerId: bob.userId, UserId: ann.userId, FirstName: "Ann", LastName: "Lee", IsFavorite: false },
+		]);
+		const bobs = await bob.http<Records>("GET", `/Users/${bob.userId}/Connections`);
+		expect(bobs.body.map(c => c.UserId)).toEqual([ann.userId]);
+		const bobUser = await ann.http("GET", `/Users/${bob.userId}`);
+		expect((bobUser.body.Connections as Records).map(c => c.UserId)).toEqual([ann.userId]);
+	});
+
+	test("a duplicate, either way round, is 409 and adds nothing", async () => {
+		const before = await plaza.store("connections").count({});
+		const again = await ann.http<ErrorBody>("POST", "/json/reply/CreateConnection", { OwnerId: ann.userId, ConnectToId: bob.userId });
+		const reverse = await bob.http<ErrorBody>("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId });
+		for (const reply of [again, reverse]) {
+			expect(reply.status).toBe(409);
+			expect(reply.body.ResponseStatus.ErrorCode).toBe("AlreadyExists");
+		}
+		expect(await plaza.store("connections").count({})).toBe(before);
+	});
+
+	test("bad connections: to oneself 400, to nobody 404, another type 400, as someone else 403", async () => {
+		expect((await ann.http("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: ann.userId })).status).toBe(400);
+		expect((await ann.http("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: "0f8fad5bd9cb469fa16570867728950e" })).status).toBe(404);
+		const network = await ann.http<ErrorBody>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: cat.userId, ConnectToType: "Network" });
+		expect(network.status).toBe(400);
+		expect(network.body.ResponseStatus.Errors[0].FieldName).toBe("ConnectToType");
+		const impostor = await cat.http<ErrorBody>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: cat.userId });
+		expect(impostor.status).toBe(403);
+		expect(await plaza.store("connections").count({ query: { OwnerId: cat.userId } })).toBe(0);
+	});
+
+	test("deleting by anyone but the owner is refused and removes nothing; the owner removes both sides", async () => {
+		const [mine] = (await ann.http<Records>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: cat.userId })).body;
+		const before = await plaza.store("connections").count({});
+		const asOwner = await cat.http<ErrorBody>("DELETE", `/Connections/${mine.Id}?OwnerId=${ann.userId}`);
+		expect(asOwner.status).toBe(403);
+		const asSelf = await cat.http<ErrorBody>("DELETE", `/Connections/${mine.Id}?OwnerId=${cat.userId}`);
+		expect(asSelf.status).toBe(404);
+		expect(await plaza.store("connections").count({})).toBe(before);
+
+		const deleted = await ann.http("DELETE", `/Connections/${mine.Id}?OwnerId=${ann.userId}`);
+		expect(deleted.status).toBe(200);
+		expect(deleted.body).toMatchObject({ Id: mine.Id, OwnerId: ann.userId, UserId: cat.userId, FirstName: "Cat" });
+		expect(await plaza.store("connections").count({})).toBe(before - 2);
+		expect((await cat.http<Records>("GET", `/Users/${cat.userId}/Connections`)).body).toEqual([]);
+		const generic = await ann.http<Records>("POST", "/json/reply/CreateConnection", { OwnerId: ann.userId, ConnectToId: cat.userId });
+		expect(generic.status).toBe(200);
+		const genericDelete = await ann.http("POST", "/json/reply/DeleteConnection", { Id: generic.body[0].Id, OwnerId: ann.userId });
+		expect(genericDelete.status).toBe(200);
+	});
+
+	test("20 simultaneous identical CreateConnection calls make exactly one pair", async () => {
+		const [dan, eve] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const replies = await Promise.all(Array.from({ length: 20 }, () => dan.http("POST", "/Connections", { OwnerId: dan.userId, ConnectToId: eve.userId })));
+		expect(replies.filter(r => r.status === 200)).toHaveLength(1);
+		expect(replies.filter(r => r.status === 409)).toHaveLength(19);
+		expect(await plaza.store("connections").count({ query: { OwnerId: { $in: [dan.userId, eve.userId] } } })).toBe(2);
+	});
+
+	test("A→B and B→A requested at once still make one pair", async () => {
+		const [fay, gus] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const replies = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => (i % 2 ? fay.http("POST", "/Connections", { OwnerId: fay.userId, ConnectToId: gus.userId }) : gus.http("POST", "/Connections", { OwnerId: gus.userId, ConnectToId: fay.userId }))),
+		);
+		expect(replies.filter(r => r.status === 200)).toHaveLength(1);
+		expect(await plaza.store("connections").count({ query: { OwnerId: { $in: [fay.userId, gus.userId] } } })).toBe(2);
+	});
+});
+
+describe("networks and members", () => {
+	let plaza: TestPlaza;
+	let owner: Session;
+	let joiner: Session;
+	let stranger: Session;
+	beforeAll(async () => {
+		plaza = await startPlaza();
+		[owner, joiner, stranger] = await Promise.all([plaza.signUp({ FirstName: "Olga" }), plaza.signUp({ FirstName: "Jo" }), plaza.signUp({ FirstName: "Stan" })]);
+	});
+	afterAll(() => plaza.stop());
+
+	test("CreateNetwork makes its owner the first member", async () => {
+		const reply = await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Chess Club" });
+		expect(reply.status).toBe(200);
+		expect(reply.body).toEqual({ Id: expect.any(String), Name: "Chess Club", OwnerId: owner.userId, NumberOfMembers: 1 });
+		const members = await owner.http<Records>("GET", `/Networks/${reply.body.Id}/Members`);
+		expect(members.body).toEqual([{ Id: expect.any(String), NetworkId: reply.body.Id, UserId: owner.userId, FirstName: "Olga", LastName: "Member", CreatedTime: expect.stringMatching(/^\/Date\(\d+\+0000\)\/$/) }]);
+		const generic = await owner.http("POST", "/json/reply/FindNetwork", { Id: reply.body.Id });
+		expect(generic.body).toEqual(reply.body);
+		expect((await stranger.http<ErrorBody>("POST", "/Networks", { OwnerId: owner.userId, Name: "Not mine" })).status).toBe(403);
+	});
+
+	test("the owner adds anyone, a user adds themselves, a stranger adds nobody else; NumberOfMembers follows", async () => {
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Runners" })).body;
+		const byOwner = await owner.http("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId });
+		expect(byOwner.status).toBe(200);
+		expect(byOwner.body).toMatchObject({ NetworkId: network.Id, UserId: joiner.userId, FirstName: "Jo" });
+		const refused = await stranger.http<ErrorBody>("POST", "/json/reply/CreateNetworkMember", { NetworkId: network.Id, UserId: owner.userId });
+		expect(refused.status).toBe(403);
+		const himself = await stranger.http("POST", "/json/reply/CreateNetworkMember", { NetworkId: network.Id, UserId: stranger.userId });
+		expect(himself.status).toBe(200);
+		const duplicate = await owner.http<ErrorBody>("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId });
+		expect(duplicate.status).toBe(409);
+		expect((await owner.http("GET", `/Networks/${network.Id}`)).body.NumberOfMembers).toBe(3);
+		expect((await owner.http("POST", "/Networks/0f8fad5bd9cb469fa16570867728950e/Members", { UserId: joiner.userId })).status).toBe(404);
+
+		const joined = await joiner.http<Records>("GET", `/Users/${joiner.userId}/Networks`);
+		expect(joined.body.map(n => n.Id)).toEqual([network.Id]);
+		const user = await stranger.http("GET", `/Users/${joiner.userId}`);
+		expect(user.body.Networks).toEqual([{ ...network, NumberOfMembers: 3 }]);
+	});
+
+	test("20 simultaneous CreateNetworkMember calls: NumberOfMembers exactly right", async () => {
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Crowd" })).body;
+		const users = await Promise.all(Array.from({ length: 20 }, () => plaza.signUp()));
+		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
+		expect(replies.every(r => r.status === 200)).toBe(true);
+		const again = await Promise.all(users.slice(0, 5).map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
+		expect(again.every(r => r.status === 409)).toBe(true);
+		expect((await owner.http("GET", `/Networks/${network.Id}`)).body.NumberOfMembers).toBe(21);
+		expect((await owner.http<Records>("GET", `/Networks/${network.Id}/Members?Limit=100`)).body).toHaveLength(21);
+	});
+});
+
+describe("subscriptions", () => {
+	let plaza: TestPlaza;
+	let fan: Session;
+	let star: Session;
+	beforeAll(async () => {
+		plaza = await startPlaza();
+		[fan, star] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+	});
+	afterAll(() => plaza.stop());
+
+	test("subscribe to a user and to a network; duplicates 409; unknown 404; as someone else 403; unsubscribe", async () => {
+		const network = (await star.http("POST", "/Networks", { OwnerId: star.userId, Name: "Fan Club" })).body;
+		const toUser = await fan.http("POST", "/Subscriptions", { SubscriberId: fan.userId, SubscribedToId: star.userId, SubscribedToExternalName: "Star" });
+		expect(toUser.status).toBe(200);
+		expect(toUser.body).toEqual({ SubscriberId: fan.userId, SubscribedToId: star.userId, SubscribedToExternalName: "Star" });
+		expect((await fan.http("POST", "/json/reply/CreateSubscription", { SubscriberId: fan.userId, SubscribedToId: network.Id })).status).toBe(200);
+		expect((await fan.http("POST", "/Subscriptions", { SubscriberId: fan.userId, SubscribedToId: star.userId })).status).toBe(409);
+		expect((await fan.http("POST", "/Subscriptions", { SubscriberId: fan.userId, SubscribedToId: "0f8fad5bd9cb469fa16570867728950e" })).status).toBe(404);
+		expect((await star.http("POST", "/Subscriptions", { SubscriberId: fan.userId, SubscribedToId: network.Id })).status).toBe(403);
+
+		const listed = await fan.http<Records>("GET", `/Users/${fan.userId}/Subscriptions`);
+		expect(listed.body.map(s => s.SubscribedToId)).toEqual([star.userId, network.Id]);
+		expect(((await star.http("GET", `/Users/${fan.userId}`)).body.Subscriptions as Records).map(s => s.SubscribedToId)).toEqual([star.userId, network.Id]);
+
+		expect((await star.http("DELETE", `/Subscriptions/${star.userId}?SubscriberId=${fan.userId}`)).status).toBe(403);
+		const removed = await fan.http("DELETE", `/Subscriptions/${star.userId}?SubscriberId=${fan.userId}`);
+		expect(removed.status).toBe(200);
+		expect((await fan.http<Records>("GET", `/Users/${fan.userId}/Subscriptions`)).body.map(s => s.SubscribedToId)).toEqual([network.Id]);
+	});
+});
+
+describe("embedding costs a constant number of calls", () => {
+	test("AllUsers costs the same calls for a page of 5 users as for a page of 50, each with connections, networks and subscriptions", async () => {
+		const counter = new CallCounter();
+		const plaza = await startPlaza({}, [counter.middleware]);
+		try {
+			const users = await Promise.all(Array.from({ length: 50 }, () => plaza.signUp()));
+			const hub = users[0];
+			const network = (await hub.http("POST", "/Networks", { OwnerId: hub.userId, Name: "Everyone" })).body;
+			for (const u of users.slice(1)) {
+				await hub.http("POST", "/Connections", { OwnerId: hub.userId, ConnectToId: u.userId });
+				await u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId });
+				await u.http("POST", "/Subscriptions", { SubscriberId: u.userId, SubscribedToId: hub.userId });
+			}
+			const page = async (limit: number) => {
+				counter.reset();
+				const reply = await hub.http<Records>("GET", `/Users?Limit=${limit}`);
+				expect(reply.body).toHaveLength(limit);
+				return counter.snapshot();
+			};
+			const small = await page(5);
+			const large = await page(50);
+			expect(large).toEqual(small);
+			expect(Object.values(large).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5);
+			const full = (await hub.http<Records>("GET", "/Users?Limit=50")).body.find(u => u.Id === users[1].userId)!;
+			expect((full.Connections as Records).map(c => c.UserId)).toEqual([hub.userId]);
+			expect((full.Networks as Records).map(n => n.Id)).toEqual([network.Id]);
+			expect((full.Subscriptions as Records).map(s => s.SubscribedToId)).toEqual([hub.userId]);
+		} finally {
+			await plaza.stop();
+		}
+	});
+});
