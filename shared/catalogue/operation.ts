@@ -36,6 +36,13 @@ export interface Operation {
 	actors?: string[];
 	/** A read changes nothing, so it may be retried on another node. */
 	reads?: boolean;
+	/** The largest request body this operation takes, when it is more than the gateway's default (uploads). */
+	maxBodyBytes?: number;
+	/**
+	 * The response is a file: its REST routes send the bytes of the record's base64 `Data` with its
+	 * `ContentType` and `ETag` (the generic route and SOAP send the record itself).
+	 */
+	download?: boolean;
 }
 
 export function route(spec: `${HttpMethod} ${string}`): Route {
