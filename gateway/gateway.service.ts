@@ -14,6 +14,9 @@ import { clientAddress, IdentifiedRequest, Identifier, isSecure } from "./identi
 import { sessionCookies, sessionTokenOf } from "./cookies";
 import { setSecurityHeaders } from "./security-headers";
 import { SessionMeta } from "../shared/caller";
+import { soapAliases } from "./soap/routes";
+import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
+import { descriptionAliases } from "./description/routes";
 
 type Request = IncomingRequest & FormatRequest & IdentifiedRequest & { body?: unknown };
 
@@ -72,6 +75,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 						...catalogueAliases(function (this: unknown, op, req, res) {
 							void (this as GatewayThis).dispatch(op, req as Request, res);
 						}),
+						...soapAliases(config),
+						...descriptionAliases(config),
 					},
 				},
 			],
@@ -120,7 +125,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 				if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
 				const challenge = failure.status === 401 && identifier.challenge();
 				if (challenge) res.setHeader("WWW-Authenticate", challenge);
-				sendJson(req as Request, res, failure.status, { ResponseStatus: failure.responseStatus });
+				if (isSoapCall(req)) void sendSoapFailure(config, req as SoapRequest, res, failure);
+				else sendJson(req as Request, res, failure.status, { ResponseStatus: failure.responseStatus });
 			},
 		},
 	};

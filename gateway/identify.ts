@@ -87,7 +87,7 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
 }
 
 /** Constant-time comparison; hashing first makes the lengths equal. */
-function sameSecret(a: string, b: string): boolean {
+export function sameSecret(a: string, b: string): boolean {
 	const digest = (s: string) => createHash("sha256").update(s).digest();
 	return timingSafeEqual(digest(a), digest(b));
 }

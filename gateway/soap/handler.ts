@@ -1,0 +1,109 @@
+import { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingRequest } from "moleculer-web";
+import { PlazaConfig } from "../../shared/config";
+import { Operation, operationNamed } from "../../shared/catalogue";
+import { failures } from "../../shared/errors";
+import { SessionMeta } from "../../shared/caller";
+import { requestShape } from "../description/shapes";
+import { answerDescription, DescriptionOperation, descriptionOperationNamed } from "../description/operations";
+import { Failure } from "../errors";
+import { sessionCookies } from "../cookies";
+import { isSecure } from "../identify";
+import { baseUrlOf } from "../base-url";
+import { readBody } from "./read-body";
+import { requestElement } from "./envelope";
+import { paramsOf } from "./decode";
+import { responseEnvelope } from "./encode";
+import { faultEnvelope } from "./fault";
+import { ns } from "./namespaces";
+import { responseLayout } from "./xsd";
+import { XmlElement } from "./xml-tree";
+
+/** An operation a SOAP call may name: the catalogue's, performed by its action, or the description's own. */
+type SoapOperation = { kind: "catalogue"; op: Operation } | { kind: "description"; op: DescriptionOperation };
+
+interface SoapCall {
+	element: XmlElement;
+	operation: SoapOperation;
+}
+
+export type SoapRequest = IncomingRequest & {
+	body?: unknown;
+	$rawUrl?: string;
+	/** The call the envelope holds, read once: by the handler, or by the failure writer when the call failed before it. */
+	$soapCall?: Promise<SoapCall>;
+};
+
+/** Whether a request is a SOAP call (POST /soap11), whose failures are written as SOAP. */
+export function isSoapCall(req: IncomingMessage & { $rawUrl?: string; originalUrl?: string }): boolean {
+	const path = (req.$rawUrl ?? req.originalUrl ?? req.url ?? "").split("?")[0];
+	return req.method === "POST" && /^\/soap11\/?$/i.test(path);
+}
+
+/**
+ * POST /soap11: the envelope's request element names the operation; its fields become the same
+ * params the JSON route sends, so the broker middleware validates them and checks permissions as
+ * for JSON (the caller was identified before, as for every route). The result is written as the
+ * `<Op>Response` element; session directives (Auth, Registration) set cookies as on JSON.
+ */
+export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res: ServerResponse): Promise<void> {
+	const { element, operation } = await soapCallOf(req, config);
+	const params = paramsOf(element, requestShape(operation.op));
+	const result =
+		operation.kind === "description"
+			? answerDescription(operation.op, params, { basePath: baseUrlOf(req, config.trustProxy), adminApiKey: config.adminApiKey })
+			: await req.$ctx.call(operation.op.action, params);
+	const session = (req.$ctx.meta as SessionMeta).session;
+	if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
+	const layout = responseLayout(operation.op);
+	send(res, 200, responseEnvelope(layout.type, layout.wrap(result)));
+}
+
+/**
+ * A failed SOAP call, ServiceStack-style: the `<Op>Response` with its ResponseStatus, HTTP 200 and
+ * the status in X-Status (SOAP clients read the body only of a 200). A Fault, with the status as the
+ * HTTP status too, only when no operation can be named: an envelope too large, unreadable or
+ * hostile, or an unknown operation.
+ */
+export async function sendSoapFailure(config: PlazaConfig, req: SoapRequest, res: ServerResponse, failure: Failure): Promise<void> {
+	const call = await soapCallOf(req, config).catch(() => undefined);
+	if (res.headersSent) return;
+	res.setHeader("X-Status", String(failure.status));
+	if (!call) return send(res, failure.status, faultEnvelope(failure));
+	const layout = responseLayout(call.operation.op);
+	send(res, 200, responseEnvelope(layout.type, { ResponseStatus: failure.responseStatus }, failure.status));
+}
+
+function soapCallOf(req: SoapRequest, config: PlazaConfig): Promise<SoapCall> {
+	req.$soapCall ??= (async () => {
+		if (req.body !== undefined || req.readableEnded) throw failures.invalidBody("Send the SOAP envelope as text/xml");
+		const element = requestElement(await readBody(req, config.maxBodyBytes));
+		const operation = element.uri === ns.types || element.uri === "" ? soapOperationNamed(element.local) : undefined;
+		if (!operation) throw failures.notFound(`The operation {${element.uri}}${element.local}`);
+		checkSoapAction(req, operation);
+		return { element, operation };
+	})();
+	return req.$soapCall;
+}
+
+function soapOperationNamed(name: string): SoapOperation | undefined {
+	const op = operationNamed(name);
+	if (op) return { kind: "catalogue", op };
+	const description = descriptionOperationNamed(name);
+	return description && { kind: "description", op: description };
+}
+
+/** SOAPAction, when sent, must name the operation the body holds (`{types_namespace}/<Op>`, or the name alone). */
+function checkSoapAction(req: IncomingMessage, operation: SoapOperation): void {
+	const header = req.headers.soapaction;
+	const action = (Array.isArray(header) ? header[0] : header ?? "").trim().replace(/^"(.*)"$/, "$1").trim();
+	if (!action) return;
+	const named = soapOperationNamed(action.slice(action.lastIndexOf("/") + 1));
+	if (named?.op !== operation.op) throw failures.invalidBody(`The SOAPAction ${action} does not name the operation in the Body, ${operation.op.name}`);
+}
+
+function send(res: ServerResponse, status: number, xml: string): void {
+	res.statusCode = status;
+	res.setHeader("Content-Type", "text/xml; charset=utf-8");
+	res.end(xml);
+}
