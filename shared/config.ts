@@ -4,7 +4,8 @@ import path from "node:path";
 export type StoreConfig =
 	| { kind: "memory" }
 	| { kind: "nedb"; dir: string }
-	| { kind: "mongo"; uri: string };
+	| { kind: "mongo"; uri: string }
+	| { kind: "postgres"; url: string };
 
 /** Everything a Plaza process can be told, read once from the environment (PRODUCT.md §5). */
 export interface PlazaConfig {
@@ -71,7 +72,9 @@ export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig
 }
 
 function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
+	// MONGO_URI names Plaza's store on purpose; hosting platforms set DATABASE_URL for any attached PostgreSQL.
 	if (env.MONGO_URI) return { kind: "mongo", uri: env.MONGO_URI };
+	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL };
 	if (env.DATA_DIR === ":memory:") return { kind: "memory" };
 	return { kind: "nedb", dir: path.resolve(env.DATA_DIR || "./data") };
 }

@@ -6,19 +6,27 @@ import { StoreConfig } from "../shared/config";
 import { storeMixin } from "../shared/persistence/store.mixin";
 import { Doc, StoreAdapter } from "../shared/persistence/store";
 import { PlazaError } from "../shared/errors";
+import { postgresTestsOn, testDatabase } from "./support/postgres";
 
 /**
  * The adapter contract: what every store must do for Plaza's services. It runs on every store this
- * machine has (NeDB in memory and on files) and on MongoDB when MONGO_URI is set.
+ * machine has (NeDB in memory and on files, PostgreSQL on a database of its own) and on MongoDB
+ * when MONGO_URI is set.
  */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-contract-"));
+const database = postgresTestsOn ? testDatabase() : undefined;
 const stores: Array<[string, StoreConfig]> = [
 	["NeDB in memory", { kind: "memory" }],
 	["NeDB files", { kind: "nedb", dir: tmp }],
 ];
+if (database) stores.push(["PostgreSQL", { kind: "postgres", url: database.url }]);
 if (process.env.MONGO_URI) stores.push(["MongoDB", { kind: "mongo", uri: process.env.MONGO_URI }]);
 
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+beforeAll(() => database?.create());
+afterAll(async () => {
+	fs.rmSync(tmp, { recursive: true, force: true });
+	await database?.drop();
+});
 
 describe.each(stores)("store contract on %s", (_name, store) => {
 	let broker: ServiceBroker;
@@ -64,6 +72,38 @@ describe.each(stores)("store contract on %s", (_name, store) => {
 		expect(await adapter.findOne({ N: 700 })).toBeNull();
 	});
 
+	test("more operators: $nin, $exists, $and, $in on a list, missing fields under $ne and $nin", async () => {
+		await seed(12);
+		await adapter.insert({ _id: "x1", N: 100, Extra: "yes", Tags: [] });
+		await adapter.insert({ _id: "x2", N: 101, Extra: null });
+		const ids = async (query: Record<string, unknown>) => (await adapter.find({ query, sort: ["_id"] })).map(d => d._id);
+		expect((await ids({ N: { $nin: [0, 1, 2] } })).length).toBe(11);
+		expect(await ids({ Extra: { $exists: true } })).toEqual(["x1", "x2"]);
+		expect((await ids({ Extra: { $exists: false } })).length).toBe(12);
+		expect(await ids({ $and: [{ Group: 1 }, { N: { $gt: 4 } }] })).toEqual(["id007", "id010"]);
+		expect((await ids({ Tags: { $in: ["t0", "nothing"] } })).length).toBe(6);
+		expect(await ids({ Group: { $ne: 0 }, N: { $gte: 10 } })).toEqual(["id010", "id011", "x1", "x2"]);
+		expect(await ids({ Group: { $nin: [0, 1, 2] } })).toEqual(["x1", "x2"]);
+		expect(await ids({ _id: { $in: ["id001", "x2", "nobody"] } })).toEqual(["id001", "x2"]);
+		expect(await ids({ $or: [{ Extra: "yes" }, { Group: 2, N: { $lt: 3 } }] })).toEqual(["id002", "x1"]);
+	});
+
+	test("ranges compare values of the bound's type only; numbers order as numbers", async () => {
+		for (const [i, V] of [5, "7", 10, true, 2.5, "12"].entries()) await adapter.insert({ _id: `v${i}`, V });
+		const values = async (query: Record<string, unknown>) => (await adapter.find({ query, sort: ["V"] })).map(d => d.V);
+		expect(await values({ V: { $gt: 4 } })).toEqual([5, 10]);
+		expect(await values({ V: { $lte: 5 } })).toEqual([2.5, 5]);
+		expect(await values({ V: { $gte: "10" } })).toEqual(["12", "7"]);
+	});
+
+	test("sort puts documents lacking the field first, and last when descending", async () => {
+		await adapter.insert({ _id: "m1", Rank: 2 });
+		await adapter.insert({ _id: "m2" });
+		await adapter.insert({ _id: "m3", Rank: 1 });
+		expect((await adapter.find({ query: {}, sort: ["Rank", "_id"] })).map(d => d._id)).toEqual(["m2", "m3", "m1"]);
+		expect((await adapter.find({ query: {}, sort: ["-Rank", "_id"] })).map(d => d._id)).toEqual(["m1", "m3", "m2"]);
+	});
+
 	test("sort on several fields, offset and limit make stable pages without gaps or overlaps", async () => {
 		await seed(30);
 		const all = (await adapter.find({ query: {}, sort: ["CreatedTime", "_id"] })).map(d => d._id);
@@ -94,6 +134,17 @@ describe.each(stores)("store contract on %s", (_name, store) => {
 		await seed(6);
 		expect(await adapter.updateMany({ Group: 2 }, { $set: { Flag: true } })).toBe(2);
 		expect(await adapter.count({ query: { Flag: true } })).toBe(2);
+	});
+
+	test("list updates: $addToSet and $push with $each, $pull with $in; missing fields", async () => {
+		await adapter.insert({ _id: "s1", Set: ["a"] });
+		expect(await adapter.updateById("s1", { $addToSet: { Set: "a" } })).toMatchObject({ Set: ["a"] });
+		expect(await adapter.updateById("s1", { $addToSet: { Set: { $each: ["b", "a", "c", "b"] } } })).toMatchObject({ Set: ["a", "b", "c"] });
+		expect(await adapter.updateById("s1", { $push: { Set: { $each: ["x", "a"] } } })).toMatchObject({ Set: ["a", "b", "c", "x", "a"] });
+		expect(await adapter.updateById("s1", { $pull: { Set: { $in: ["a", "x"] } } })).toMatchObject({ Set: ["b", "c"] });
+		expect(await adapter.updateById("s1", { $addToSet: { Added: "v" }, $push: { Pushed: 1 }, $inc: { Counted: 2 } })).toMatchObject({ Added: ["v"], Pushed: [1], Counted: 2 });
+		expect(await adapter.updateMany({ Set: "c" }, { $inc: { Counted: 1 }, $unset: { Pushed: true } })).toBe(1);
+		expect(await adapter.findById("s1")).toEqual({ _id: "s1", Set: ["b", "c"], Added: ["v"], Counted: 3 });
 	});
 
 	test("$inc is atomic under concurrent updates", async () => {

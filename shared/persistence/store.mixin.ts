@@ -4,6 +4,7 @@ import { StoreConfig } from "../config";
 import { IndexSpec, StoreAdapter } from "./store";
 import { NeDbStoreAdapter } from "./nedb.adapter";
 import { MongoStoreAdapter } from "./mongo.adapter";
+import { PostgresStoreAdapter } from "./postgres.adapter";
 import { guardUniqueIndexes, UniqueViolations } from "./unique";
 
 type PlazaAdapter = StoreAdapter & UniqueViolations;
@@ -17,6 +18,8 @@ function adapterOf(store: StoreConfig, collection: string): PlazaAdapter {
 	switch (store.kind) {
 		case "mongo":
 			return new MongoStoreAdapter(store.uri) as unknown as PlazaAdapter;
+		case "postgres":
+			return new PostgresStoreAdapter(store.url, collection);
 		case "nedb":
 			return new NeDbStoreAdapter(store.dir, collection) as unknown as PlazaAdapter;
 		case "memory":

@@ -1,16 +1,24 @@
 /**
  * What Plaza's services may ask of a store: the part of moleculer-db's adapter interface that the
- * NeDB, MongoDB (and PostgreSQL) adapters all honour, plus declared indexes. Anything beyond it
+ * NeDB, MongoDB and PostgreSQL adapters all honour, plus declared indexes. Anything beyond it
  * must first become a case of the adapter contract suite (test/store-contract.test.ts).
  */
 
 /** A stored document: `_id` is the record's GUID (N form); timestamps are epoch milliseconds. */
 export type Doc = { _id: string } & Record<string, unknown>;
 
-/** A query in the common MongoDB subset: equality, $in, $nin, $ne, $gt/$gte/$lt/$lte, $exists, $or, $and. */
+/**
+ * A query in the common MongoDB subset: equality (on a list field: membership), $in, $nin, $ne,
+ * $gt/$gte/$lt/$lte (compare values of the bound's type), $exists, $or, $and. Not in it: $eq (NeDB
+ * lacks it), `{ Field: null }` (NeDB does not match a missing field), and $ne/$nin on a list field
+ * (NeDB tests any element, MongoDB every element).
+ */
 export type Query = Record<string, unknown>;
 
-/** Field updates: `$set`, `$unset`, `$inc`, `$push`, `$pull`, `$addToSet`. */
+/**
+ * Updates of top-level fields: `$set`, `$unset`, `$inc`, `$push` and `$addToSet` (one item or
+ * `{ $each: [...] }`), `$pull` (an item or `{ $in: [...] }`; NeDB refuses it on a missing field).
+ */
 export type Update = Record<string, Record<string, unknown>>;
 
 export interface FindParams {
@@ -27,6 +35,7 @@ export interface FindParams {
  */
 export interface IndexSpec {
 	field: string;
+	/** A unique field holds single values (no lists): PostgreSQL compares it with `=`. */
 	unique?: boolean;
 	/** Documents without the field are not indexed (and so never collide). */
 	sparse?: boolean;

@@ -4,6 +4,7 @@ import { Middleware, ServiceBroker } from "moleculer";
 import { createPlaza } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { StoreAdapter } from "../../shared/persistence/store";
+import { testDatabase } from "./postgres";
 
 export const ADMIN_KEY = "test-admin-key";
 
@@ -48,11 +49,29 @@ export interface Session {
 
 let signUps = 0;
 
-/** A real broker with every service and the gateway on a free port, on an in-memory store unless told otherwise. */
+/**
+ * A real broker with every service and the gateway on a free port, on an in-memory store unless told
+ * otherwise; PLAZA_TEST_STORE=postgres puts it on a PostgreSQL database of its own, dropped at stop.
+ */
 export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
-	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...overrides });
+	const database = !overrides.store && process.env.PLAZA_TEST_STORE === "postgres" ? testDatabase() : undefined;
+	await database?.create();
+	const store = database ? { store: { kind: "postgres" as const, url: database.url } } : {};
+	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides });
 	const broker = createPlaza(config, middlewares);
-	await broker.start();
+	const stop = async () => {
+		try {
+			await broker.stop();
+		} finally {
+			await database?.drop();
+		}
+	};
+	try {
+		await broker.start();
+	} catch (err) {
+		await stop();
+		throw err;
+	}
 	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -96,7 +115,7 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
 		store: collection => collectionNamed(broker, collection),
-		stop: () => broker.stop(),
+		stop,
 	};
 }
 
