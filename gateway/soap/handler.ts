@@ -77,10 +77,16 @@ export async function sendSoapFailure(config: PlazaConfig, req: SoapRequest, res
 function soapCallOf(req: SoapRequest, config: PlazaConfig): Promise<SoapCall> {
 	req.$soapCall ??= (async () => {
 		if (req.body !== undefined || req.readableEnded) throw failures.invalidBody("Send the SOAP envelope as text/xml");
-		const element = requestElement(await readBody(req, config.maxBodyBytes));
+		// An upload's larger limit applies when SOAPAction names its operation up front.
+		const announced = soapActionOf(req);
+		const bytes = await readBody(req, bodyLimit(config, announced ? soapOperationNamed(announced) : undefined));
+		const element = requestElement(bytes);
 		const operation = element.uri === ns.types || element.uri === "" ? soapOperationNamed(element.local) : undefined;
 		if (!operation) throw failures.notFound(`The operation {${element.uri}}${element.local}`);
-		checkSoapAction(req, operation);
+		if (announced && soapOperationNamed(announced)?.op !== operation.op) {
+			throw failures.invalidBody(`The SOAPAction names ${announced}, but the Body holds ${operation.op.name}`);
+		}
+		if (bytes.length > bodyLimit(config, operation)) throw failures.payloadTooLarge(bodyLimit(config, operation));
 		return { element, operation };
 	})();
 	return req.$soapCall;
@@ -93,13 +99,16 @@ function soapOperationNamed(name: string): SoapOperation | undefined {
 	return description && { kind: "description", op: description };
 }
 
-/** SOAPAction, when sent, must name the operation the body holds (`{types_namespace}/<Op>`, or the name alone). */
-function checkSoapAction(req: IncomingMessage, operation: SoapOperation): void {
+/** The operation name SOAPAction gives, when sent: `{types_namespace}/<Op>`, or the name alone. */
+function soapActionOf(req: IncomingMessage): string | undefined {
 	const header = req.headers.soapaction;
 	const action = (Array.isArray(header) ? header[0] : header ?? "").trim().replace(/^"(.*)"$/, "$1").trim();
-	if (!action) return;
-	const named = soapOperationNamed(action.slice(action.lastIndexOf("/") + 1));
-	if (named?.op !== operation.op) throw failures.invalidBody(`The SOAPAction ${action} does not name the operation in the Body, ${operation.op.name}`);
+	return action ? action.slice(action.lastIndexOf("/") + 1) : undefined;
+}
+
+function bodyLimit(config: PlazaConfig, operation: SoapOperation | undefined): number {
+	const own = operation?.kind === "catalogue" ? operation.op.maxBodyBytes : undefined;
+	return Math.max(config.maxBodyBytes, own ?? 0);
 }
 
 function send(res: ServerResponse, status: number, xml: string): void {
