@@ -36,6 +36,7 @@ const start = `window.ui = SwaggerUIBundle({
 	deepLinking: true,
 	presets: [SwaggerUIBundle.presets.apis],
 	layout: "BaseLayout",
+	displayOperationId: true,
 	validatorUrl: null,
 });
 `;
