@@ -1,7 +1,8 @@
 /**
- * Tests run TypeScript straight from the source; `npm test` type-checks and builds first. The
- * gateway-level API suites run twice: on the in-memory store, and on PostgreSQL (a fresh database
- * per Plaza started, see test/support/postgres.ts) unless PLAZA_TEST_POSTGRES=off.
+ * Tests run TypeScript straight from the source; `npm test` type-checks and builds first. Every
+ * suite runs once ("all"; the API suites on the in-memory store); the gateway-level API suites run
+ * again on PostgreSQL ("api-on-postgres": a fresh database per Plaza started, see
+ * test/support/postgres.ts) unless PLAZA_TEST_POSTGRES=off.
  */
 const project = {
   testEnvironment: "node",
@@ -15,9 +16,9 @@ module.exports = {
   maxWorkers: 2,
   reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
   projects: [
-    { ...project, displayName: "memory", testMatch: ["**/*.test.ts"] },
+    { ...project, displayName: "all", testMatch: ["**/*.test.ts"] },
     ...(process.env.PLAZA_TEST_POSTGRES === "off"
       ? []
-      : [{ ...project, displayName: "postgres", testMatch: apiSuites, setupFiles: ["<rootDir>/test/support/on-postgres.setup.ts"] }]),
+      : [{ ...project, displayName: "api-on-postgres", testMatch: apiSuites, setupFiles: ["<rootDir>/test/support/on-postgres.setup.ts"] }]),
   ],
 };

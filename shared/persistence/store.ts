@@ -23,7 +23,10 @@ export type Update = Record<string, Record<string, unknown>>;
 
 export interface FindParams {
 	query?: Query;
-	/** Field names, "-Field" for descending; put `_id` last for a stable order. */
+	/**
+	 * Field names, "-Field" for descending; put `_id` last for a stable order. Missing fields come
+	 * first (last when descending); a sorted field should hold one type, as stores order types differently.
+	 */
 	sort?: string[];
 	offset?: number;
 	limit?: number;

@@ -1,0 +1,70 @@
+import { ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import { freePort, RunningProcess, startMain, waitForHealthy } from "./support/process";
+import { onServer, postgresTestsOn, testDatabase } from "./support/postgres";
+import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+
+/**
+ * Issue 7's claim for the distributed mode: with PostgreSQL as the shared store, the unique
+ * constraint and the atomic counters hold across processes. Two graph processes (the built entry
+ * point) share one database over NATS with this process's gateway and users service.
+ */
+const natsServer = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(file => fs.existsSync(file));
+const describeWithServers = postgresTestsOn && natsServer ? describe : describe.skip;
+
+describeWithServers("the graph service in two processes on one PostgreSQL database", () => {
+	const database = testDatabase();
+	const graphs: RunningProcess[] = [];
+	let nats: ChildProcess | undefined;
+	let plaza: TestPlaza | undefined;
+
+	beforeAll(async () => {
+		await database.create();
+		const [port, monitor] = [await freePort(), await freePort()];
+		nats = spawn(natsServer!, ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitor)], { stdio: "ignore" });
+		await waitForHealthy(`http://127.0.0.1:${monitor}/healthz`);
+		const transporter = `nats://127.0.0.1:${port}`;
+		// Each process names its connections, to show below that both served.
+		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, SERVICES: "graph", DATABASE_URL: `${database.url}?application_name=graph${i}`, MONGO_URI: "" }));
+		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url } });
+		await graphNodes(plaza, 2);
+	}, 30_000);
+
+	afterAll(async () => {
+		await plaza?.stop();
+		for (const graph of graphs) graph.child.kill("SIGTERM");
+		await Promise.all(graphs.map(graph => graph.exited));
+		nats?.kill("SIGTERM");
+		await database.drop();
+	});
+
+	test("20 simultaneous identical CreateConnection calls, spread over both processes, make exactly one pair", async () => {
+		const [dan, eve] = await Promise.all([plaza!.signUp(), plaza!.signUp()]);
+		const replies = await Promise.all(Array.from({ length: 20 }, () => dan.http("POST", "/Connections", { OwnerId: dan.userId, ConnectToId: eve.userId })));
+		expect(replies.map(r => r.status).sort()).toEqual([200, ...Array<number>(19).fill(409)]);
+		expect((await dan.http<WireRecord[]>("GET", `/Users/${dan.userId}/Connections`)).body).toHaveLength(1);
+		expect((await eve.http<WireRecord[]>("GET", `/Users/${eve.userId}/Connections`)).body).toHaveLength(1);
+		const serving = await onServer(client => client.query<{ name: string }>(`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = $1 AND query ~ '^(SELECT|INSERT).*"connections"'`, [database.name]));
+		expect(serving.rows.map(r => r.name).sort()).toEqual(["graph0", "graph1"]);
+	});
+
+	test("20 simultaneous CreateNetworkMember calls over both processes: NumberOfMembers exact", async () => {
+		const owner = await plaza!.signUp();
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread" })).body;
+		const users = await Promise.all(Array.from({ length: 20 }, () => plaza!.signUp()));
+		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
+		expect(replies.map(r => r.status)).toEqual(Array<number>(20).fill(200));
+		expect((await owner.http("GET", `/Networks/${network.Id}`)).body.NumberOfMembers).toBe(21);
+	});
+});
+
+/** Waits until the gateway's broker sees the graph service on `count` other nodes, so calls are spread over them. */
+async function graphNodes(plaza: TestPlaza, count: number, timeoutMs = 20_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const services = plaza.broker.registry.getServiceList({ onlyAvailable: true }) as Array<{ name: string; nodeID: string }>;
+		if (services.filter(s => s.name === "graph" && s.nodeID !== plaza.broker.nodeID).length >= count) return;
+		if (Date.now() > deadline) throw new Error(`The graph service did not come up on ${count} nodes`);
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+}
