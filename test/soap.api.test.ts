@@ -69,6 +69,13 @@ describe("SOAP 1.1: the node soap client, built from Plaza's own WSDL, against t
 		const cookie = `ss-id=${String(signedIn.result.SessionId)}`;
 		expect((await plaza.http("GET", "/auth", undefined, { Cookie: cookie })).body).toMatchObject({ UserId: registered.result.UserId });
 
+		// The same identification as JSON: the session cookie, and HTTP Basic.
+		const byCookie = await call<{ User: Result }>(await soapClient(plaza, { Cookie: cookie }), "FindUser", { Id: registered.result.UserId });
+		expect(comparable(byCookie.result.User)).toMatchObject({ Id: registered.result.UserId, FirstName: "So" });
+		const basic = `Basic ${Buffer.from(`${userName}:correct horse battery`).toString("base64")}`;
+		const byBasic = await call<{ User: Result }>(await soapClient(plaza, { Authorization: basic }), "FindUser", { Id: registered.result.UserId });
+		expect(byBasic.status).toBeUndefined();
+
 		const wrong = await call<Result>(client, "Auth", { provider: "credentials", UserName: userName, Password: "wrong password" });
 		expect(wrong.status).toBe("401");
 		expect(wrong.result).toMatchObject({ ResponseStatus: { ErrorCode: "Unauthorized" } });
