@@ -32,8 +32,8 @@ export function resourceDescription(ops: readonly DescribedOperation[], name: st
 	}));
 	const models: Json = {};
 	for (const op of new Set(endpoints.map(e => e.op))) {
-		for (const record of [requestShape(op), ...recordsWithin(shapeOf(op.response, `${op.name}Response`)).values()]) {
-			for (const r of recordsWithin(record).values()) models[r.name] ??= swaggerModel(r);
+		for (const shape of [requestShape(op), shapeOf(op.response, `${op.name}Response`)]) {
+			for (const r of recordsWithin(shape).values()) models[r.name] ??= swaggerModel(r);
 		}
 	}
 	return { apiVersion, apis, basePath, models, resourcePath: `/${resource}` };
