@@ -5,6 +5,11 @@ import { usersService } from "./services/users/users.service";
 import { sessionsService } from "./services/users/sessions.service";
 import { graphService } from "./services/graph/graph.service";
 import { postsService } from "./services/posts/posts.service";
+import { venuesService } from "./services/venues/venues.service";
+import { systemsService } from "./services/systems/systems.service";
+import { devicesService } from "./services/systems/devices.service";
+import { reservationsService } from "./services/systems/reservations.service";
+import { mediaService } from "./services/systems/media.service";
 import { gatewayService } from "./gateway/gateway.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
@@ -12,6 +17,8 @@ export const serviceFactories: Record<string, Array<(config: PlazaConfig) => Ser
 	users: [usersService, sessionsService],
 	graph: [graphService],
 	posts: [postsService],
+	venues: [venuesService],
+	systems: [systemsService, devicesService, reservationsService, mediaService],
 	gateway: [gatewayService],
 };
 

@@ -1,12 +1,14 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { Context, ServiceSchema, Service } from "moleculer";
-import ApiGateway, { ApiSettingsSchema, IncomingRequest } from "moleculer-web";
+import ApiGateway, { ApiRouteSchema, ApiSettingsSchema, IncomingRequest } from "moleculer-web";
 import { PlazaConfig } from "../shared/config";
 import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
-import { catalogueAliases, operationListing } from "./routes";
+import { catalogueRoutes, operationListing, RouteGroup, Surface } from "./routes";
+import { readMultipart } from "./multipart";
+import { FileRecord, sendFile } from "./download";
 import { negotiateFormat } from "./format";
 import { FormatRequest, sendJson } from "./respond";
 import { describeFailure } from "./errors";
@@ -21,7 +23,7 @@ import { descriptionAliases } from "./description/routes";
 type Request = IncomingRequest & FormatRequest & IdentifiedRequest & { body?: unknown };
 
 interface GatewayMethods {
-	dispatch(op: Operation | undefined, req: Request, res: ServerResponse): Promise<void>;
+	dispatch(op: Operation | undefined, surface: Surface, req: Request, res: ServerResponse): Promise<void>;
 	writeFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void;
 }
 
@@ -35,6 +37,31 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 	const httpHandler = (ApiGateway.methods as Record<string, (this: Service, ...args: unknown[]) => unknown>).httpHandler;
 	const identifier = new Identifier(config);
 
+	/** A moleculer-web route for a group of aliases: all alike but for the body limit. */
+	const route = (group: RouteGroup, more: ApiRouteSchema["aliases"]): ApiRouteSchema => ({
+		// Routes on one path need names, or moleculer-web takes them for one and keeps the last one's aliases.
+		name: `bodies-up-to-${group.maxBodyBytes}`,
+		path: "/",
+		mappingPolicy: "restrict",
+		autoAliases: false,
+		authentication: true,
+		rateLimit: {
+			window: 60_000,
+			limit: config.rateLimitPerMinute,
+			headers: true,
+			// One budget per session or credential, else per client address.
+			key: (req: IncomingMessage) => {
+				const credential = req.headers.authorization ?? sessionTokenOf(req);
+				return credential ? `c:${createHash("sha256").update(credential).digest("hex")}` : `a:${clientAddress(req, config.trustProxy)}`;
+			},
+		},
+		bodyParsers: {
+			json: { strict: true, limit: group.maxBodyBytes },
+			urlencoded: { extended: false, limit: group.maxBodyBytes },
+		},
+		aliases: { ...more, ...(group.aliases as ApiRouteSchema["aliases"]) },
+	});
+
 	const schema: ServiceSchema<ApiSettingsSchema> = {
 		name: "gateway",
 		mixins: [ApiGateway],
@@ -45,41 +72,21 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 			logRequestParams: null,
 			logResponse: null,
 			log4XXResponses: false,
-			routes: [
-				{
-					path: "/",
-					mappingPolicy: "restrict",
-					autoAliases: false,
-					authentication: true,
-					rateLimit: {
-						window: 60_000,
-						limit: config.rateLimitPerMinute,
-						headers: true,
-						// One budget per session or credential, else per client address.
-						key: (req: IncomingMessage) => {
-							const credential = req.headers.authorization ?? sessionTokenOf(req);
-							return credential ? `c:${createHash("sha256").update(credential).digest("hex")}` : `a:${clientAddress(req, config.trustProxy)}`;
-						},
+			routes: catalogueRoutes(function (this: unknown, op, surface, req, res) {
+				void (this as GatewayThis).dispatch(op, surface, req as Request, res);
+			}, config.maxBodyBytes).map((group, i) =>
+				// The first group has the default body limit; the gateway's own routes, SOAP and the description go there.
+				route(group, i > 0 ? {} : {
+					"GET /health"(req: Request, res: ServerResponse) {
+						sendJson(req, res, 200, { Status: "Up" });
 					},
-					bodyParsers: {
-						json: { strict: true, limit: config.maxBodyBytes },
-						urlencoded: { extended: false, limit: config.maxBodyBytes },
+					"GET /operations"(req: Request, res: ServerResponse) {
+						sendJson(req, res, 200, operationListing());
 					},
-					aliases: {
-						"GET /health"(req: Request, res: ServerResponse) {
-							sendJson(req, res, 200, { Status: "Up" });
-						},
-						"GET /operations"(req: Request, res: ServerResponse) {
-							sendJson(req, res, 200, operationListing());
-						},
-						...catalogueAliases(function (this: unknown, op, req, res) {
-							void (this as GatewayThis).dispatch(op, req as Request, res);
-						}),
-						...soapAliases(config),
-						...descriptionAliases(config),
-					},
-				},
-			],
+					...soapAliases(config),
+					...descriptionAliases(config),
+				}),
+			),
 			// moleculer-web hands every failure (routing, body parsing, actions) to this one writer.
 			onError(this: GatewayThis, req: IncomingMessage, res: ServerResponse, err: unknown) {
 				this.writeFailure(req, res, err);
@@ -104,15 +111,17 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 				return (await identifier.identify(ctx, req)) ?? null;
 			},
 
-			async dispatch(this: GatewayThis, op: Operation | undefined, req: Request, res: ServerResponse) {
+			async dispatch(this: GatewayThis, op: Operation | undefined, surface: Surface, req: Request, res: ServerResponse) {
 				try {
 					if (!op) throw failures.notFound(`The operation ${String(req.$params?.operation)}`);
 					if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 					const { operation: _ignored, ...params } = (req.$params ?? {}) as Record<string, unknown>;
+					if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? config.maxBodyBytes));
 					const result = await req.$ctx.call(op.action, params);
 					const session = (req.$ctx.meta as SessionMeta).session;
 					if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
-					sendJson(req, res, 200, writerFor(op.response)(result));
+					if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
+					else sendJson(req, res, 200, writerFor(op.response)(result));
 				} catch (err) {
 					this.writeFailure(req, res, err);
 				}

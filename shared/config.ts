@@ -22,6 +22,8 @@ export interface PlazaConfig {
 	maxBodyBytes: number;
 	logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | false;
 	auth: AuthConfig;
+	/** How long an invitation (UserReservation) stays open. */
+	reservationTtlSeconds: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
 	rateLimitPerMinute: number;
 	/** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
@@ -61,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			digest: env.DIGEST_AUTH === "true",
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},
+		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
 		trustProxy: env.TRUST_PROXY === "true",
 	};

@@ -33,6 +33,6 @@ export const failures = {
 		(error.data as { retryAfter?: number }).retryAfter = retryAfterSeconds;
 		return error;
 	},
-	payloadTooLarge: (limitBytes: number) => new PlazaError(413, "PayloadTooLarge", `The request body is larger than ${limitBytes} bytes`),
+	payloadTooLarge: (limitBytes: number, what = "The request body") => new PlazaError(413, "PayloadTooLarge", `${what} is larger than ${limitBytes} bytes`),
 	serviceUnavailable: () => new PlazaError(503, "ServiceUnavailable", "The service is unavailable; try again later"),
 };

@@ -181,6 +181,34 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
+			/** Internal: makes a user a member, as an accepted invitation does; already being one is fine. */
+			joinNetwork: {
+				visibility: "public",
+				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
+					await this.networkDoc(ctx.params.networkId);
+					const { networkId, userId } = ctx.params;
+					const joined = await this.stores.members.insert({ _id: newGuid(), NetworkId: networkId, UserId: userId, CreatedTime: Date.now(), MemberKey: `${networkId}:${userId}` }).then(
+						() => true,
+						(err: PlazaError) => {
+							if (err.code !== 409) throw err;
+							return false;
+						},
+					);
+					if (joined) await this.stores.networks.updateById(networkId, { $inc: { NumberOfMembers: 1 } });
+					return joined;
+				},
+			},
+
+			/** Internal: undoes joinNetwork, when what it was done for failed. */
+			leaveNetwork: {
+				visibility: "public",
+				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
+					const removed = await this.stores.members.removeMany({ MemberKey: `${ctx.params.networkId}:${ctx.params.userId}` });
+					if (removed > 0) await this.stores.networks.updateById(ctx.params.networkId, { $inc: { NumberOfMembers: -removed } });
+					return removed > 0;
+				},
+			},
+
 			/** Internal: networks by id, as records. */
 			networksByIds: {
 				visibility: "public",

@@ -166,6 +166,33 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return (await Names.of(ctx, [String(doc.AuthorId)], [])).comment(doc);
 			},
 
+			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
+			checkVisible: {
+				visibility: "public",
+				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
+					await this.visiblePost(ctx, ctx.params.postId);
+					return true;
+				},
+			},
+
+			/** Internal: 404 unless the caller may see the post, 403 unless they wrote it (or are an admin). */
+			checkAuthor: {
+				visibility: "public",
+				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
+					await this.authoredPost(ctx, ctx.params.postId);
+					return true;
+				},
+			},
+
+			/** Internal: which of these posts the caller may see. */
+			visibleAmong: {
+				visibility: "public",
+				async handler(this: PostsThis, ctx: Context<{ postIds: string[] }>) {
+					const viewer = await viewerOf(ctx);
+					return (await this.stores.posts.findByIds(ctx.params.postIds)).filter(p => canSee(viewer, p)).map(p => p._id);
+				},
+			},
+
 			async comments(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const docs = await pageOf(this.stores.comments, { PostId: post._id }, ctx.params, conversationOrder);

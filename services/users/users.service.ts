@@ -36,7 +36,9 @@ interface RegistrationInput {
 interface UsersMethods {
 	userDoc(id: string): Promise<Doc>;
 	withGraph(ctx: Context, docs: Doc[]): Promise<Record<string, unknown>[]>;
-	updateProfile(id: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+	updateProfile(ctx: Context, id: string, fields: Record<string, unknown>): Promise<Record<string, unknown>>;
+	createAccount(fields: RegistrationInput & { DefaultVenueId?: string }): Promise<Doc>;
+	checkVenue(ctx: Context, venueId: string): Promise<void>;
 	accountDoc(login: string): Promise<Doc | null>;
 	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (doc: Doc | null) => Promise<boolean>): Promise<Caller>;
 }
@@ -67,6 +69,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 		actions: {
 			async create(this: UsersThis, ctx: Context<ProfileInput>) {
 				const { CreatedTime = Date.now(), ...fields } = ctx.params;
+				if (fields.DefaultVenueId) await this.checkVenue(ctx, String(fields.DefaultVenueId));
 				const doc: Doc = { _id: newGuid(), ...withKeys(updateOf(fields).$set), Cloaked: fields.Cloaked ?? false, CreatedTime, UpdatedTime: CreatedTime };
 				return toRecord(await this.adapter.insert(doc));
 			},
@@ -90,37 +93,41 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 
 			async update(this: UsersThis, ctx: Context<ProfileInput & { Id: string }>) {
 				const { Id, ...fields } = ctx.params;
-				return this.updateProfile(Id, fields);
+				return this.updateProfile(ctx, Id, fields);
 			},
 
 			async updateInternal(this: UsersThis, ctx: Context<ProfileInput & { Id: string }>) {
 				const { Id, ...fields } = ctx.params;
-				return this.updateProfile(Id, fields);
+				return this.updateProfile(ctx, Id, fields);
 			},
 
 			async register(this: UsersThis, ctx: Context<RegistrationInput, SessionMeta>) {
-				const { UserName, Email, Password, AutoLogin, Continue, DisplayName } = ctx.params;
-				const login = UserName || Email;
-				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
-				const [first, ...rest] = (DisplayName ?? "").split(/\s+/).filter(Boolean);
-				const now = Date.now();
-				const doc: Doc = {
-					_id: newGuid(),
-					...withKeys(updateOf({ UserName, Email, DisplayName, FirstName: ctx.params.FirstName || first, LastName: ctx.params.LastName || rest.join(" ") }).$set),
-					PasswordHash: await hashPassword(Password),
-					...(config.auth.digest ? { DigestHa1: digestHa1(login, Password) } : {}),
-					Roles: [],
-					Cloaked: false,
-					CreatedTime: now,
-					UpdatedTime: now,
-				};
-				await this.adapter.insert(doc);
-				const response: Record<string, unknown> = { UserId: doc._id, UserName: login, ReferrerUrl: Continue || undefined };
+				const { AutoLogin, Continue } = ctx.params;
+				const doc = await this.createAccount(ctx.params);
+				const response: Record<string, unknown> = { UserId: doc._id, UserName: doc.UserName ?? doc.Email, ReferrerUrl: Continue || undefined };
 				if (AutoLogin) {
 					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: callerFor(doc), persistent: false });
 					response.SessionId = session.SessionId;
 				}
 				return response;
+			},
+
+			/** Internal: an account made for an accepted invitation (no session: the caller opens one when all is done). */
+			createAccount: {
+				visibility: "public",
+				async handler(this: UsersThis, ctx: Context<RegistrationInput & { DefaultVenueId?: string }>) {
+					const doc = await this.createAccount(ctx.params);
+					return { UserId: doc._id, UserName: doc.UserName ?? doc.Email, user: callerFor(doc) };
+				},
+			},
+
+			/** Internal: takes back an account made moments ago, when what it was made for failed. */
+			removeAccount: {
+				visibility: "public",
+				async handler(this: UsersThis, ctx: Context<{ id: string }>) {
+					await this.adapter.removeById(ctx.params.id);
+					return true;
+				},
 			},
 
 			/** Internal: the account behind a user name (or e-mail) and password, or 401; limited per account and address. */
@@ -159,12 +166,39 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return docs.map(doc => ({ ...toRecord(doc), ...graph[doc._id] }));
 			},
 
-			async updateProfile(this: UsersThis, id: string, fields: Record<string, unknown>) {
+			async updateProfile(this: UsersThis, ctx: Context, id: string, fields: Record<string, unknown>) {
+				if (fields.DefaultVenueId) await this.checkVenue(ctx, String(fields.DefaultVenueId));
 				const update = updateOf(fields);
 				if (update.$unset?.Email) update.$unset.EmailKey = true;
 				const updated = await this.adapter.updateById(id, { ...update, $set: { ...withKeys(update.$set), UpdatedTime: Date.now() } });
 				if (!updated) throw failures.notFound(`User ${id}`);
 				return toRecord(updated);
+			},
+
+			/** A user with credentials; UserName and Email are unique (409 naming the field). */
+			async createAccount(this: UsersThis, fields: RegistrationInput & { DefaultVenueId?: string }) {
+				const { UserName, Email, Password, DisplayName, DefaultVenueId } = fields;
+				const login = UserName || Email;
+				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
+				const [first, ...rest] = (DisplayName ?? "").split(/\s+/).filter(Boolean);
+				const now = Date.now();
+				const doc: Doc = {
+					_id: newGuid(),
+					...withKeys(updateOf({ UserName, Email, DisplayName, DefaultVenueId, FirstName: fields.FirstName || first, LastName: fields.LastName || rest.join(" ") }).$set),
+					PasswordHash: await hashPassword(Password),
+					...(config.auth.digest ? { DigestHa1: digestHa1(login, Password) } : {}),
+					Roles: [],
+					Cloaked: false,
+					CreatedTime: now,
+					UpdatedTime: now,
+				};
+				return this.adapter.insert(doc);
+			},
+
+			/** 404 unless the venue exists: a DefaultVenueId points at a real venue. */
+			async checkVenue(this: UsersThis, ctx: Context, venueId: string) {
+				const found = await ctx.call<unknown[], { ids: string[] }>("venues.byIds", { ids: [venueId] });
+				if (found.length === 0) throw failures.notFound(`Venue ${venueId}`);
 			},
 
 			/** The account whose user name, or else e-mail address, is `login` (any case). */

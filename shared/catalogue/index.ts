@@ -3,11 +3,20 @@ import { usersOperations } from "./users";
 import { accountsOperations } from "./accounts";
 import { graphOperations } from "./graph";
 import { postsOperations } from "./posts";
+import { venuesOperations } from "./venues";
+import { systemsOperations } from "./systems";
 
 export * from "./operation";
 
 /** Every operation of the API. Adding one here (plus its action) is all it takes to publish it. */
-export const catalogue: readonly Operation[] = [...accountsOperations, ...usersOperations, ...graphOperations, ...postsOperations];
+export const catalogue: readonly Operation[] = [
+	...accountsOperations,
+	...usersOperations,
+	...graphOperations,
+	...postsOperations,
+	...venuesOperations,
+	...systemsOperations,
+];
 
 const byFoldedName = new Map(catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)));
 const byAction = new Map(catalogue.map(op => [op.action, op]));

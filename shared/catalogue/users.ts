@@ -22,6 +22,7 @@ export const profile = {
 	Experiences: textList(),
 	Certifications: textList(),
 	Interests: textList(),
+	DefaultVenueId: w.guid().allow(""),
 };
 
 /** Internal properties only administrators set. */

@@ -1,0 +1,55 @@
+import { IncomingMessage } from "node:http";
+import Busboy from "@fastify/busboy";
+import { failures } from "../shared/errors";
+
+/**
+ * The fields of a multipart/form-data body, bound like a JSON body: text parts by their names, a
+ * file part as base64 under its part's name, with its type as ContentType unless a part says
+ * otherwise. More than `limitBytes` in all is a 413; the upload stops there.
+ */
+export function readMultipart(req: IncomingMessage, limitBytes: number): Promise<Record<string, unknown>> {
+	return new Promise((resolve, reject) => {
+		const fields: Record<string, unknown> = {};
+		let fileType: string | undefined;
+		let total = 0;
+		let failed = false;
+		const fail = (err: unknown) => {
+			if (failed) return;
+			failed = true;
+			req.unpipe();
+			req.resume(); // drain the rest, so the client reads our answer
+			reject(err);
+		};
+		let parser: ReturnType<typeof Busboy>;
+		try {
+			parser = Busboy({ headers: req.headers as never, limits: { fileSize: limitBytes, fields: 50, files: 1, parts: 60 } });
+		} catch {
+			return reject(failures.invalidBody("The multipart body is malformed"));
+		}
+		parser.on("field", (name, value) => {
+			total += value.length;
+			if (total > limitBytes) return fail(failures.payloadTooLarge(limitBytes));
+			fields[name] = value;
+		});
+		parser.on("file", (name, stream, _filename, _encoding, mimeType) => {
+			const chunks: Buffer[] = [];
+			fileType = mimeType;
+			stream.on("data", (chunk: Buffer) => {
+				total += chunk.length;
+				chunks.push(chunk);
+			});
+			stream.on("limit", () => fail(failures.payloadTooLarge(limitBytes)));
+			stream.on("end", () => {
+				fields[name] = Buffer.concat(chunks).toString("base64");
+			});
+		});
+		parser.on("error", () => fail(failures.invalidBody("The multipart body is malformed")));
+		parser.on("finish", () => {
+			if (failed) return;
+			if (total > limitBytes) return fail(failures.payloadTooLarge(limitBytes));
+			if (fileType && !Object.keys(fields).some(k => k.toLowerCase() === "contenttype")) fields.ContentType = fileType;
+			resolve(fields);
+		});
+		req.pipe(parser);
+	});
+}
