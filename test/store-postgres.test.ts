@@ -5,7 +5,7 @@ import { Pool } from "pg";
 import { storeMixin } from "../shared/persistence/store.mixin";
 import { IndexSpec, StoreAdapter } from "../shared/persistence/store";
 import { onServer, postgresTestsOn, terminateConnections, testDatabase } from "./support/postgres";
-import { startPlaza, TestPlaza } from "./support/plaza";
+import { Session, startPlaza, TestPlaza } from "./support/plaza";
 
 /**
  * What the PostgreSQL store must show beyond the adapter contract (issue 7): indexes in use, one
@@ -29,6 +29,14 @@ async function startStore(collection: string, indexes: IndexSpec[], url = databa
 	return { broker, adapter: (service as unknown as { adapter: StoreAdapter }).adapter };
 }
 
+/** The plan of the last statement on `table` that the spied pools sent, with the values it bound. */
+async function planOfLast(spy: jest.SpyInstance, table: string): Promise<string> {
+	const calls = spy.mock.calls as Array<[string, unknown[]]>;
+	const [sql, values] = calls.filter(([sql]) => typeof sql === "string" && sql.includes(` FROM "${table}" `)).pop()!;
+	const { rows } = await onServer(client => client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, values), database.name);
+	return rows.map(row => row["QUERY PLAN"]).join("\n");
+}
+
 describeOnPostgres("PostgreSQL store: indexes in use", () => {
 	const indexes: IndexSpec[] = [{ field: "TagNames" }, { field: "OwnerId" }, { field: "CreatedTime" }, { field: "Key", unique: true, sparse: true }];
 	let broker: ServiceBroker;
@@ -47,13 +55,6 @@ describeOnPostgres("PostgreSQL store: indexes in use", () => {
 		await broker.stop();
 	});
 
-	/** The plan of the statement the adapter sent last, with the values it bound. */
-	const planOfLast = async (): Promise<string> => {
-		const [sql, values] = spy.mock.calls[spy.mock.calls.length - 1] as [string, unknown[]];
-		const { rows } = await onServer(client => client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, values), database.name);
-		return rows.map(row => row["QUERY PLAN"]).join("\n");
-	};
-
 	test.each([
 		["tag search ($in on a list, newest first)", () => adapter.find({ query: { TagNames: { $in: ["t7", "t8"] } }, sort: ["-CreatedTime", "-_id"], limit: 20 }), "explained_TagNames_gin"],
 		["one tag (membership)", () => adapter.find({ query: { TagNames: "t7" } }), "explained_TagNames_gin"],
@@ -62,8 +63,45 @@ describeOnPostgres("PostgreSQL store: indexes in use", () => {
 		["a range", () => adapter.count({ query: { CreatedTime: { $gte: 1_700_000_004_990 } } }), "explained_CreatedTime_btree"],
 	])("%s", async (_name, run, index) => {
 		await run();
-		const plan = await planOfLast();
+		const plan = await planOfLast(spy, "explained");
 		expect(plan).toContain(index);
+		expect(plan).not.toMatch(/Seq Scan/);
+	});
+});
+
+describeOnPostgres("PostgreSQL store: the services' own tag search and connections list use indexes", () => {
+	let plaza: TestPlaza;
+	let author: Session;
+	let spy: jest.SpyInstance;
+
+	beforeAll(async () => {
+		plaza = await startPlaza({ store: { kind: "postgres", url: database.url } });
+		author = await plaza.signUp();
+		const guid = (i: number) => `${"0".repeat(24)}${i.toString(16).padStart(8, "0")}`;
+		const bulk = (collection: string) => plaza.store(collection) as unknown as { insertMany(docs: object[]): Promise<unknown> };
+		const posts = Array.from({ length: 5000 }, (_, i) => ({ _id: guid(i), AuthorId: author.userId, Content: "x", IsPrivate: false, ExpiresAt: Number.MAX_SAFE_INTEGER, Audience: [], TagNames: [`t${i % 1000}`, "common"], CreatedTime: 1_700_000_000_000 + i }));
+		const connections = Array.from({ length: 5000 }, (_, i) => ({ _id: guid(i), OwnerId: i % 500 ? guid(100_000 + (i % 500)) : author.userId, UserId: guid(200_000 + i), CreatedTime: 1_700_000_000_000 + i, PairKey: `pair${i}` }));
+		await bulk("posts").insertMany(posts);
+		await bulk("connections").insertMany(connections);
+		await onServer(client => client.query("ANALYZE posts; ANALYZE connections"), database.name);
+		spy = jest.spyOn(Pool.prototype, "query");
+	});
+	afterAll(async () => {
+		spy.mockRestore();
+		await plaza.stop();
+	});
+
+	test("SearchPostsByTag", async () => {
+		expect((await author.http("GET", "/Search/Posts?TagNames=t7,t8")).status).toBe(200);
+		const plan = await planOfLast(spy, "posts");
+		expect(plan).toContain("posts_TagNames_gin");
+		expect(plan).not.toMatch(/Seq Scan/);
+	});
+
+	test("UserConnections", async () => {
+		expect((await author.http("GET", `/Users/${author.userId}/Connections`)).status).toBe(200);
+		const plan = await planOfLast(spy, "connections");
+		expect(plan).toContain("connections_OwnerId_gin");
 		expect(plan).not.toMatch(/Seq Scan/);
 	});
 });
