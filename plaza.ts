@@ -11,6 +11,7 @@ import { devicesService } from "./services/systems/devices.service";
 import { reservationsService } from "./services/systems/reservations.service";
 import { mediaService } from "./services/systems/media.service";
 import { gatewayService } from "./gateway/gateway.service";
+import { descriptionService } from "./gateway/description/description.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
@@ -19,7 +20,8 @@ export const serviceFactories: Record<string, Array<(config: PlazaConfig) => Ser
 	posts: [postsService],
 	venues: [venuesService],
 	systems: [systemsService, devicesService, reservationsService, mediaService],
-	gateway: [gatewayService],
+	// The HTTP gateway itself last: it waits for the services of its own process (see below).
+	gateway: [descriptionService, gatewayService],
 };
 
 /**
@@ -42,8 +44,10 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 	});
 	// The gateway opens its port only once the services of its own process are up, so that a first
 	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
-	const local = names.filter(n => n !== "gateway").flatMap(n => serviceFactories[n].map(factory => factory(config)));
+	const schemas = names.flatMap(n => serviceFactories[n].map(factory => factory(config)));
+	const local = schemas.filter(s => s.name !== "gateway");
 	for (const schema of local) broker.createService(schema);
-	if (names.includes("gateway")) broker.createService({ ...gatewayService(config), dependencies: local.map(s => s.name) });
+	const gateway = schemas.find(s => s.name === "gateway");
+	if (gateway) broker.createService({ ...gateway, dependencies: local.map(s => s.name) });
 	return broker;
 }

@@ -15,7 +15,8 @@ import { describeFailure } from "./errors";
 import { clientAddress, IdentifiedRequest, Identifier, isSecure } from "./identify";
 import { sessionCookies, sessionTokenOf } from "./cookies";
 import { setSecurityHeaders } from "./security-headers";
-import { SessionMeta } from "../shared/caller";
+import { RequestMeta, SessionMeta } from "../shared/caller";
+import { baseUrlOf } from "./base-url";
 import { soapAliases } from "./soap/routes";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { descriptionAliases } from "./description/routes";
@@ -84,7 +85,7 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 						sendJson(req, res, 200, operationListing());
 					},
 					...soapAliases(config),
-					...descriptionAliases(config),
+					...descriptionAliases(),
 				}),
 			),
 			// moleculer-web hands every failure (routing, body parsing, actions) to this one writer.
@@ -106,8 +107,9 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 				return httpHandler.call(this, req, res, next);
 			},
 
-			async authenticate(ctx: Context<unknown, SessionMeta>, _route: unknown, req: Request) {
+			async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Request) {
 				ctx.meta.clientIp = clientAddress(req, config.trustProxy);
+				ctx.meta.baseUrl = baseUrlOf(req, config.trustProxy);
 				return (await identifier.identify(ctx, req)) ?? null;
 			},
 

@@ -23,6 +23,12 @@ export interface SessionMeta {
 	clientIp?: string;
 }
 
+/** What the gateway tells every call about the request it serves. */
+export interface RequestMeta extends SessionMeta {
+	/** The base URL the client reached Plaza at (the API description names it). */
+	baseUrl?: string;
+}
+
 export interface CallerMeta {
 	user?: Caller | null;
 }

@@ -2,7 +2,7 @@ import Joi from "joi";
 import { Access, HttpMethod, Route } from "../../shared/catalogue";
 import { requestShape } from "./shapes";
 
-/** What the descriptions need of an operation: a catalogue entry, or one of the description's own. */
+/** What the descriptions need of a catalogue operation. */
 export interface DescribedOperation {
 	name: string;
 	aliases?: string[];

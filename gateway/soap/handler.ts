@@ -5,11 +5,9 @@ import { Operation, operationNamed } from "../../shared/catalogue";
 import { failures } from "../../shared/errors";
 import { SessionMeta } from "../../shared/caller";
 import { requestShape } from "../description/shapes";
-import { answerDescription, DescriptionOperation, descriptionOperationNamed } from "../description/operations";
 import { Failure } from "../errors";
 import { sessionCookies } from "../cookies";
 import { isSecure } from "../identify";
-import { baseUrlOf } from "../base-url";
 import { readBody } from "./read-body";
 import { requestElement } from "./envelope";
 import { paramsOf } from "./decode";
@@ -19,12 +17,9 @@ import { ns } from "./namespaces";
 import { responseLayout } from "./xsd";
 import { XmlElement } from "./xml-tree";
 
-/** An operation a SOAP call may name: the catalogue's, performed by its action, or the description's own. */
-type SoapOperation = { kind: "catalogue"; op: Operation } | { kind: "description"; op: DescriptionOperation };
-
 interface SoapCall {
 	element: XmlElement;
-	operation: SoapOperation;
+	operation: Operation;
 }
 
 export type SoapRequest = IncomingRequest & {
@@ -48,14 +43,11 @@ export function isSoapCall(req: IncomingMessage & { $rawUrl?: string; originalUr
  */
 export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res: ServerResponse): Promise<void> {
 	const { element, operation } = await soapCallOf(req, config);
-	const params = paramsOf(element, requestShape(operation.op));
-	const result =
-		operation.kind === "description"
-			? answerDescription(operation.op, params, { basePath: baseUrlOf(req, config.trustProxy), adminApiKey: config.adminApiKey })
-			: await req.$ctx.call(operation.op.action, params);
+	const params = paramsOf(element, requestShape(operation));
+	const result = await req.$ctx.call(operation.action, params);
 	const session = (req.$ctx.meta as SessionMeta).session;
 	if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
-	const layout = responseLayout(operation.op);
+	const layout = responseLayout(operation);
 	send(res, 200, responseEnvelope(layout.type, layout.wrap(result)));
 }
 
@@ -70,7 +62,7 @@ export async function sendSoapFailure(config: PlazaConfig, req: SoapRequest, res
 	if (res.headersSent) return;
 	res.setHeader("X-Status", String(failure.status));
 	if (!call) return send(res, failure.status, faultEnvelope(failure));
-	const layout = responseLayout(call.operation.op);
+	const layout = responseLayout(call.operation);
 	send(res, 200, responseEnvelope(layout.type, { ResponseStatus: failure.responseStatus }, failure.status));
 }
 
@@ -79,24 +71,17 @@ function soapCallOf(req: SoapRequest, config: PlazaConfig): Promise<SoapCall> {
 		if (req.body !== undefined || req.readableEnded) throw failures.invalidBody("Send the SOAP envelope as text/xml");
 		// An upload's larger limit applies when SOAPAction names its operation up front.
 		const announced = soapActionOf(req);
-		const bytes = await readBody(req, bodyLimit(config, announced ? soapOperationNamed(announced) : undefined));
+		const bytes = await readBody(req, bodyLimit(config, announced ? operationNamed(announced) : undefined));
 		const element = requestElement(bytes);
-		const operation = element.uri === ns.types || element.uri === "" ? soapOperationNamed(element.local) : undefined;
+		const operation = element.uri === ns.types || element.uri === "" ? operationNamed(element.local) : undefined;
 		if (!operation) throw failures.notFound(`The operation {${element.uri}}${element.local}`);
-		if (announced && soapOperationNamed(announced)?.op !== operation.op) {
-			throw failures.invalidBody(`The SOAPAction names ${announced}, but the Body holds ${operation.op.name}`);
+		if (announced && operationNamed(announced) !== operation) {
+			throw failures.invalidBody(`The SOAPAction names ${announced}, but the Body holds ${operation.name}`);
 		}
 		if (bytes.length > bodyLimit(config, operation)) throw failures.payloadTooLarge(bodyLimit(config, operation));
 		return { element, operation };
 	})();
 	return req.$soapCall;
-}
-
-function soapOperationNamed(name: string): SoapOperation | undefined {
-	const op = operationNamed(name);
-	if (op) return { kind: "catalogue", op };
-	const description = descriptionOperationNamed(name);
-	return description && { kind: "description", op: description };
 }
 
 /** The operation name SOAPAction gives, when sent: `{types_namespace}/<Op>`, or the name alone. */
@@ -106,9 +91,8 @@ function soapActionOf(req: IncomingMessage): string | undefined {
 	return action ? action.slice(action.lastIndexOf("/") + 1) : undefined;
 }
 
-function bodyLimit(config: PlazaConfig, operation: SoapOperation | undefined): number {
-	const own = operation?.kind === "catalogue" ? operation.op.maxBodyBytes : undefined;
-	return Math.max(config.maxBodyBytes, own ?? 0);
+function bodyLimit(config: PlazaConfig, operation: Operation | undefined): number {
+	return Math.max(config.maxBodyBytes, operation?.maxBodyBytes ?? 0);
 }
 
 function send(res: ServerResponse, status: number, xml: string): void {

@@ -1,6 +1,6 @@
 import { ServerResponse } from "node:http";
 import { PlazaConfig } from "../../shared/config";
-import { describedOperations } from "../description/operations";
+import { catalogue } from "../../shared/catalogue";
 import { baseUrlOf } from "../base-url";
 import { performSoapCall, SoapRequest } from "./handler";
 import { wsdlFor } from "./wsdl";
@@ -14,7 +14,7 @@ type AliasHandler = (req: SoapRequest, res: ServerResponse, next: (err?: unknown
 export function soapAliases(config: PlazaConfig): Record<string, AliasHandler> {
 	let wsdl: ((address: string) => string) | undefined;
 	const sendWsdl: AliasHandler = (req, res) => {
-		wsdl ??= wsdlFor(describedOperations);
+		wsdl ??= wsdlFor(catalogue);
 		res.statusCode = 200;
 		res.setHeader("Content-Type", "text/xml; charset=utf-8");
 		res.end(wsdl(`${baseUrlOf(req, config.trustProxy)}/soap11`));

@@ -5,6 +5,7 @@ import { graphOperations } from "./graph";
 import { postsOperations } from "./posts";
 import { venuesOperations } from "./venues";
 import { systemsOperations } from "./systems";
+import { descriptionOperations } from "./description";
 
 export * from "./operation";
 
@@ -16,6 +17,7 @@ export const catalogue: readonly Operation[] = [
 	...postsOperations,
 	...venuesOperations,
 	...systemsOperations,
+	...descriptionOperations,
 ];
 
 const byFoldedName = new Map(catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)));

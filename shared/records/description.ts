@@ -1,4 +1,4 @@
-import { record, w } from "../../shared/wire/schema";
+import { record, w } from "../wire/schema";
 
 /** The description records of SPEC.md §2.13 (ServiceStack's Swagger 1.x feature), in its field order. */
 

@@ -7,6 +7,8 @@ interface Description {
 	type: string;
 	keys?: Record<string, Description>;
 	items?: Description[];
+	/** A dictionary (`object().pattern(key, value)`): its values' description. */
+	patterns?: Array<{ rule?: Description }>;
 }
 
 const compiled = new WeakMap<Joi.Schema, Writer>();
@@ -14,7 +16,7 @@ const compiled = new WeakMap<Joi.Schema, Writer>();
 /**
  * The wire form of a value described by a record schema: fields in the record's order, PascalCase
  * as declared, timestamps as "/Date(ms+0000)/", nulls left out, missing lists written as [],
- * anything the record does not declare (store ids, internals) never written.
+ * dictionaries entry by entry, anything the record does not declare (store ids, internals) never written.
  */
 export function writerFor(schema: Joi.Schema): Writer {
 	let writer = compiled.get(schema);
@@ -28,6 +30,11 @@ export function writerFor(schema: Joi.Schema): Writer {
 function compile(d: Description): Writer {
 	switch (d.type) {
 		case "object": {
+			const valueRule = d.patterns?.[0]?.rule;
+			if (!d.keys && valueRule) {
+				const value = compile(valueRule);
+				return dictionary => (dictionary && typeof dictionary === "object" ? Object.fromEntries(Object.entries(dictionary).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, value(v)])) : undefined);
+			}
 			const fields = Object.entries(d.keys ?? {}).map(([name, sub]) => [name, compile(sub), sub.type === "array" || sub.type === "list"] as const);
 			return value => {
 				if (value === null || typeof value !== "object") return undefined;
