@@ -1,6 +1,6 @@
-import { BrokerOptions, Middleware, ServiceBroker, ServiceSchema } from "moleculer";
+import { Middleware, ServiceBroker, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "./shared/config";
-import { operationsMiddleware } from "./shared/operations.middleware";
+import { brokerOptions } from "./shared/broker-options";
 import { usersService } from "./services/users/users.service";
 import { sessionsService } from "./services/users/sessions.service";
 import { graphService } from "./services/graph/graph.service";
@@ -33,15 +33,7 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 	const unknown = names.filter(n => !serviceFactories[n]);
 	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
 
-	const broker = new ServiceBroker({
-		namespace: "plaza",
-		transporter: config.transporter as BrokerOptions["transporter"],
-		logger: config.logLevel === false ? false : { type: "Console", options: { level: config.logLevel, formatter: "short" } },
-		requestTimeout: 10_000,
-		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
-		dependencyInterval: 50,
-		middlewares: [operationsMiddleware, ...extraMiddlewares],
-	});
+	const broker = new ServiceBroker(brokerOptions(config, extraMiddlewares));
 	// The gateway opens its port only once the services of its own process are up, so that a first
 	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
 	const schemas = names.flatMap(n => serviceFactories[n].map(factory => factory(config)));

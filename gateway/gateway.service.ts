@@ -9,23 +9,27 @@ import { failures } from "../shared/errors";
 import { catalogueRoutes, operationListing, RouteGroup, Surface } from "./routes";
 import { readMultipart } from "./multipart";
 import { FileRecord, sendFile } from "./download";
+import { PerformedRequest, performOperation, recordPerformed } from "./perform";
 import { negotiateFormat } from "./format";
 import { FormatRequest, sendJson } from "./respond";
 import { describeFailure } from "./errors";
 import { clientAddress, IdentifiedRequest, Identifier, isSecure } from "./identify";
 import { sessionCookies, sessionTokenOf } from "./cookies";
 import { setSecurityHeaders } from "./security-headers";
-import { RequestMeta, SessionMeta } from "../shared/caller";
+import { callerOf, isAdmin, RequestMeta, SessionMeta } from "../shared/caller";
+import { isReady } from "../shared/probes";
+import { prometheusText, registerOperationMetrics } from "../shared/metrics";
 import { baseUrlOf } from "./base-url";
 import { soapAliases } from "./soap/routes";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { descriptionAliases } from "./description/routes";
 
-type Request = IncomingRequest & FormatRequest & IdentifiedRequest & { body?: unknown };
+type Request = IncomingRequest & FormatRequest & IdentifiedRequest & PerformedRequest & { body?: unknown };
 
 interface GatewayMethods {
 	dispatch(op: Operation | undefined, surface: Surface, req: Request, res: ServerResponse): Promise<void>;
 	writeFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void;
+	logAccess(req: Request, res: ServerResponse): void;
 }
 
 type GatewayThis = Service & GatewayMethods;
@@ -37,6 +41,8 @@ type GatewayThis = Service & GatewayMethods;
 export function gatewayService(config: PlazaConfig): ServiceSchema {
 	const httpHandler = (ApiGateway.methods as Record<string, (this: Service, ...args: unknown[]) => unknown>).httpHandler;
 	const identifier = new Identifier(config);
+	// In the JSON (production) log format every request is an info line; in the short one, debug.
+	const accessLogLevel = config.logFormat === "json" ? "info" : "debug";
 
 	/** A moleculer-web route for a group of aliases: all alike but for the body limit. */
 	const route = (group: RouteGroup, more: ApiRouteSchema["aliases"]): ApiRouteSchema => ({
@@ -84,6 +90,16 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 					"GET /operations"(req: Request, res: ServerResponse) {
 						sendJson(req, res, 200, operationListing());
 					},
+					"GET /ready"(this: GatewayThis, req: Request, res: ServerResponse) {
+						const ready = isReady(this.broker);
+						sendJson(req, res, ready ? 200 : 503, { Status: ready ? "Ready" : "NotReady" });
+					},
+					// Prometheus text for the administrator's key (scrapers send it as a Bearer token); the probe port serves it openly inside.
+					"GET /metrics"(this: GatewayThis, req: Request, res: ServerResponse) {
+						if (!isAdmin(callerOf(req.$ctx))) return this.writeFailure(req, res, callerOf(req.$ctx) ? failures.forbidden() : failures.unauthorized());
+						res.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+						res.end(prometheusText(this.broker) ?? "");
+					},
 					...soapAliases(config),
 					...descriptionAliases(),
 				}),
@@ -94,10 +110,15 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 			},
 		},
 
+		created(this: Service) {
+			registerOperationMetrics(this.broker);
+		},
+
 		methods: {
 			/** Format negotiation happens before routing, so `/Users.json` finds `/Users`. */
 			httpHandler(this: GatewayThis, req: Request, res: ServerResponse, next?: unknown) {
 				setSecurityHeaders(res, isSecure(req, config.trustProxy));
+				this.logAccess(req, res);
 				req.$rawUrl = req.url;
 				try {
 					negotiateFormat(req);
@@ -119,18 +140,32 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 					if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 					const { operation: _ignored, ...params } = (req.$params ?? {}) as Record<string, unknown>;
 					if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? config.maxBodyBytes));
-					const result = await req.$ctx.call(op.action, params);
+					const result = await performOperation(req.$ctx, req, op, surface, params);
 					const session = (req.$ctx.meta as SessionMeta).session;
 					if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
 					if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
 					else sendJson(req, res, 200, writerFor(op.response)(result));
+					recordPerformed(req.$ctx, req, res.statusCode);
 				} catch (err) {
 					this.writeFailure(req, res, err);
 				}
 			},
 
+			/** One structured line per request when it ends; the path only, as a query string may carry credentials. */
+			logAccess(this: GatewayThis, req: Request, res: ServerResponse) {
+				const started = process.hrtime.bigint();
+				const path = (req.url ?? "").split("?")[0];
+				res.once("finish", () => {
+					this.logger[accessLogLevel](
+						{ event: "request", method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name },
+						`${req.method} ${path} ${res.statusCode}`,
+					);
+				});
+			},
+
 			writeFailure(this: GatewayThis, req: IncomingMessage, res: ServerResponse, err: unknown) {
 				const failure = describeFailure(err, config.development);
+				recordPerformed((req as Request).$ctx, req, failure.status);
 				// The path only: a query string may carry credentials.
 				if (failure.internal) this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed:`, err);
 				if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));

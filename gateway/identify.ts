@@ -7,6 +7,7 @@ import { failures } from "../shared/errors";
 import { PlazaConfig } from "../shared/config";
 import { DigestAnswer, digestRealm, NonceSigner } from "../shared/digest";
 import { sessionTokenOf } from "./cookies";
+import { readCall } from "../shared/calls";
 
 /** A request as the gateway sees it before routing changes its URL. */
 export interface IdentifiedRequest extends IncomingMessage {
@@ -31,7 +32,7 @@ export class Identifier {
 		if (authorization) return this.fromAuthorization(ctx, req, authorization);
 		const token = sessionTokenOf(req);
 		if (!token) return undefined;
-		return (await ctx.call<Caller | null, { token: string }>("sessions.resolve", { token })) ?? undefined;
+		return (await readCall<Caller | null, { token: string }>(ctx, "sessions.resolve", { token })) ?? undefined;
 	}
 
 	/** WWW-Authenticate for a 401, when Digest is on: a fresh nonce to answer. */

@@ -28,6 +28,29 @@ export interface PlazaConfig {
 	rateLimitPerMinute: number;
 	/** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
 	trustProxy: boolean;
+	/** Structured JSON log lines (one object per line), or short human-readable ones. */
+	logFormat: "json" | "short";
+	cluster: ClusterConfig;
+}
+
+/** How the processes of a distributed Plaza find, trust and watch one another. */
+export interface ClusterConfig {
+	/** This process's name among the nodes; Moleculer makes one from the host name and pid when unset. */
+	nodeId?: string;
+	/** A call not answered in this time fails (503). */
+	requestTimeoutMs: number;
+	/** Reads (never writes) are tried again this many times on another node when a node fails. */
+	readRetries: number;
+	/** How often nodes say they are alive, and after how long without a word one is taken for dead. */
+	heartbeatIntervalSeconds: number;
+	heartbeatTimeoutSeconds: number;
+	/** Calls one action runs at once, and how many more may wait, before 503 (a slow service cannot starve the rest). */
+	bulkheadConcurrency: number;
+	bulkheadQueue: number;
+	/** Port of the probe server: /live, /ready and /metrics for this process; unset = none. */
+	probePort?: number;
+	/** Spans of each call, printed by Moleculer's console exporter. */
+	tracing: boolean;
 }
 
 export interface AuthConfig {
@@ -66,6 +89,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
 		trustProxy: env.TRUST_PROXY === "true",
+		logFormat: env.LOG_FORMAT === "json" ? "json" : "short",
+		cluster: {
+			nodeId: env.NODE_ID || undefined,
+			requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 10_000, "REQUEST_TIMEOUT_MS"),
+			readRetries: integer(env.READ_RETRIES, 2, "READ_RETRIES"),
+			heartbeatIntervalSeconds: integer(env.HEARTBEAT_INTERVAL_SECONDS, 2, "HEARTBEAT_INTERVAL_SECONDS"),
+			heartbeatTimeoutSeconds: integer(env.HEARTBEAT_TIMEOUT_SECONDS, 6, "HEARTBEAT_TIMEOUT_SECONDS"),
+			bulkheadConcurrency: integer(env.BULKHEAD_CONCURRENCY, 100, "BULKHEAD_CONCURRENCY"),
+			bulkheadQueue: integer(env.BULKHEAD_QUEUE, 1000, "BULKHEAD_QUEUE"),
+			probePort: env.PROBE_PORT ? integer(env.PROBE_PORT, 0, "PROBE_PORT") : undefined,
+			tracing: env.TRACING === "true",
+		},
 	};
 }
 

@@ -1,4 +1,5 @@
 import { Context } from "moleculer";
+import { readCall } from "./calls";
 
 /** What other services show of a user next to their own records (names on connections, posts, comments). */
 export interface Profile {
@@ -13,7 +14,7 @@ export interface Profile {
 export async function profilesOf(ctx: Context, ids: string[]): Promise<Map<string, Profile>> {
 	const unique = [...new Set(ids.filter(Boolean))];
 	if (unique.length === 0) return new Map();
-	const profiles = await ctx.call<Profile[], { ids: string[] }>("users.profiles", { ids: unique });
+	const profiles = await readCall<Profile[], { ids: string[] }>(ctx, "users.profiles", { ids: unique });
 	return new Map(profiles.map(p => [p.Id, p]));
 }
 

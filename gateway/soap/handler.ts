@@ -16,13 +16,14 @@ import { faultEnvelope } from "./fault";
 import { ns } from "./namespaces";
 import { responseLayout } from "./xsd";
 import { XmlElement } from "./xml-tree";
+import { PerformedRequest, performOperation, recordPerformed } from "../perform";
 
 interface SoapCall {
 	element: XmlElement;
 	operation: Operation;
 }
 
-export type SoapRequest = IncomingRequest & {
+export type SoapRequest = IncomingRequest & PerformedRequest & {
 	body?: unknown;
 	$rawUrl?: string;
 	/** The call the envelope holds, read once: by the handler, or by the failure writer when the call failed before it. */
@@ -44,11 +45,12 @@ export function isSoapCall(req: IncomingMessage & { $rawUrl?: string; originalUr
 export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res: ServerResponse): Promise<void> {
 	const { element, operation } = await soapCallOf(req, config);
 	const params = paramsOf(element, requestShape(operation));
-	const result = await req.$ctx.call(operation.action, params);
+	const result = await performOperation(req.$ctx, req, operation, "soap", params);
 	const session = (req.$ctx.meta as SessionMeta).session;
 	if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, config.trustProxy)));
 	const layout = responseLayout(operation);
 	send(res, 200, responseEnvelope(layout.type, layout.wrap(result)));
+	recordPerformed(req.$ctx, req, 200);
 }
 
 /**

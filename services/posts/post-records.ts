@@ -2,6 +2,7 @@ import { Context } from "moleculer";
 import { Doc } from "../../shared/persistence/store";
 import { toRecord } from "../../shared/persistence/documents";
 import { displayName, Profile, profilesOf } from "../../shared/profiles";
+import { readCall } from "../../shared/calls";
 
 /** How many comments a post embeds when it comes in a list; PostComments pages through all. */
 export const embeddedComments = 100;
@@ -33,7 +34,7 @@ export class Names {
 		const unique = [...new Set(networkIds.filter(Boolean))];
 		const [users, networks] = await Promise.all([
 			profilesOf(ctx, userIds),
-			unique.length ? ctx.call<NetworkRecord[], { ids: string[] }>("graph.networksByIds", { ids: unique }) : Promise.resolve([]),
+			unique.length ? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique }) : Promise.resolve([]),
 		]);
 		return new Names(users, new Map(networks.map(n => [n.Id, n])));
 	}

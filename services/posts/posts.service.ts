@@ -8,6 +8,7 @@ import { failures } from "../../shared/errors";
 import { displayName, profilesOf } from "../../shared/profiles";
 import { canSee, unexpired, Viewer, viewerOf, visibleTo } from "./visibility";
 import { embeddedComments, Names, parseRecipientKey } from "./post-records";
+import { readCall } from "../../shared/calls";
 
 type Page = { Offset: number; Limit: number };
 type PostsStores = CollectionsMethods<"posts" | "comments">;
@@ -122,7 +123,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			async feed(this: PostsThis, ctx: Context<{ UserId: string } & Page>) {
 				const me = ctx.params.UserId;
-				const { people, networks } = await ctx.call<{ people: string[]; networks: string[] }, { userId: string }>("graph.audienceOf", { userId: me });
+				const { people, networks } = await readCall<{ people: string[]; networks: string[] }, { userId: string }>(ctx, "graph.audienceOf", { userId: me });
 				const query: Query = {
 					...unexpired(),
 					$or: [

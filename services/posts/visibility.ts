@@ -1,6 +1,7 @@
 import { Context } from "moleculer";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { Doc, Query } from "../../shared/persistence/store";
+import { readCall } from "../../shared/calls";
 
 /** Who is looking at posts, with what private posts may reach them through (PRODUCT.md §3). */
 export interface Viewer {
@@ -15,7 +16,7 @@ export async function viewerOf(ctx: Context): Promise<Viewer> {
 	const caller = callerOf(ctx);
 	const admin = isAdmin(caller);
 	if (admin || !caller?.userId) return { userId: caller?.userId, admin, networks: [] };
-	const { networks } = await ctx.call<{ networks: string[] }, { userId: string }>("graph.audienceOf", { userId: caller.userId });
+	const { networks } = await readCall<{ networks: string[] }, { userId: string }>(ctx, "graph.audienceOf", { userId: caller.userId });
 	return { userId: caller.userId, admin, networks };
 }
 

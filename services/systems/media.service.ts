@@ -7,6 +7,7 @@ import { Doc } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { checkImage } from "./images";
+import { readCall } from "../../shared/calls";
 
 type Page = { Offset: number; Limit: number };
 type MediaStores = CollectionsMethods<"media">;
@@ -82,7 +83,7 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				// Pictures of posts the caller cannot see are left out, as those posts are.
 				const docs = await pageOf(this.stores.media, { OwnerId: ctx.params.OwnerId, Kind: "Picture" }, ctx.params);
 				const postIds = [...new Set(docs.map(d => d.PostId).filter(Boolean).map(String))];
-				const visible = new Set(postIds.length ? await ctx.call<string[], { postIds: string[] }>("posts.visibleAmong", { postIds }) : []);
+				const visible = new Set(postIds.length ? await readCall<string[], { postIds: string[] }>(ctx, "posts.visibleAmong", { postIds }) : []);
 				return docs.filter(d => !d.PostId || visible.has(String(d.PostId))).map(recordOf);
 			},
 

@@ -6,6 +6,7 @@ import { Doc } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
+import { readCall } from "../../shared/calls";
 
 type ReservationsThis = Service & CollectionsMethods<"reservations"> & ReservationsMethods;
 
@@ -72,7 +73,7 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 
 		methods: {
 			async checkOwner(this: ReservationsThis, ctx: Context, action: string, id: string, what: string) {
-				const [found] = await ctx.call<Array<{ OwnerId?: string }>, { ids: string[] }>(action, { ids: [id] });
+				const [found] = await readCall<Array<{ OwnerId?: string }>, { ids: string[] }>(ctx, action, { ids: [id] });
 				if (!found) throw failures.notFound(`${what} ${id}`);
 				const caller = callerOf(ctx);
 				if (!isAdmin(caller) && found.OwnerId !== caller?.userId) throw failures.forbidden(`Only the ${what.toLowerCase()}'s owner invites into it`);

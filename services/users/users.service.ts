@@ -10,6 +10,7 @@ import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords"
 import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
 import { SignInLimits } from "./sign-in-limits";
 import { Profile } from "../../shared/profiles";
+import { readCall } from "../../shared/calls";
 
 /** Profile fields as the catalogue's request schemas deliver them ("" means clear). */
 interface ProfileInput {
@@ -162,7 +163,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			/** User records with their Connections, Networks and Subscriptions: one call to the graph for the whole page. */
 			async withGraph(this: UsersThis, ctx: Context, docs: Doc[]) {
 				if (docs.length === 0) return [];
-				const graph = await ctx.call<Record<string, Record<string, unknown>>, { userIds: string[] }>("graph.embedFor", { userIds: docs.map(d => d._id) });
+				const graph = await readCall<Record<string, Record<string, unknown>>, { userIds: string[] }>(ctx, "graph.embedFor", { userIds: docs.map(d => d._id) });
 				return docs.map(doc => ({ ...toRecord(doc), ...graph[doc._id] }));
 			},
 
@@ -197,7 +198,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 
 			/** 404 unless the venue exists: a DefaultVenueId points at a real venue. */
 			async checkVenue(this: UsersThis, ctx: Context, venueId: string) {
-				const found = await ctx.call<unknown[], { ids: string[] }>("venues.byIds", { ids: [venueId] });
+				const found = await readCall<unknown[], { ids: string[] }>(ctx, "venues.byIds", { ids: [venueId] });
 				if (found.length === 0) throw failures.notFound(`Venue ${venueId}`);
 			},
 

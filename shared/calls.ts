@@ -1,0 +1,15 @@
+import { Context } from "moleculer";
+
+/**
+ * A call that only reads: when the node answering it fails (timeout, gone, circuit open), it is
+ * tried again on another, READ_RETRIES times (kept in the broker's metadata). Writes go through
+ * plain ctx.call and are never re-run.
+ */
+export function readCall<T, P>(ctx: Context, action: string, params: P): Promise<T> {
+	return ctx.call<T, P>(action, params, { retries: readRetriesOf(ctx) });
+}
+
+export function readRetriesOf(ctx: Context): number {
+	const metadata = ctx.broker.metadata as { readRetries?: number } | undefined;
+	return metadata?.readRetries ?? 0;
+}

@@ -1,0 +1,49 @@
+import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
+
+/**
+ * Moleculer's Prometheus reporter without a server of its own: the gateway and the probe server
+ * answer GET /metrics with its text, so no process opens a port for metrics alone.
+ */
+export class PrometheusText extends MetricReporters.Prometheus {
+	override init(registry: MetricRegistry): void {
+		// The base reporter's init (registry, logger, prefix); the Prometheus one would also listen on a port.
+		(MetricReporters.Base.prototype.init as (this: MetricReporters.Base, registry: MetricRegistry) => void).call(this, registry);
+		const labels = this.opts.defaultLabels;
+		(this as unknown as { defaultLabels: unknown }).defaultLabels = typeof labels === "function" ? labels.call(this, registry) : labels;
+	}
+
+	override async stop(): Promise<void> {}
+}
+
+/** The Prometheus text of a broker's metrics, or undefined when metrics are off. */
+export function prometheusText(broker: ServiceBroker): string | undefined {
+	const reporters = (broker.metrics as unknown as { reporter?: unknown[] }).reporter ?? [];
+	const reporter = reporters.find((r): r is PrometheusText => r instanceof PrometheusText);
+	return reporter?.generatePrometheusResponse();
+}
+
+/** Per-operation metrics the gateway keeps: what callers asked for, how it ended, how long it took. */
+export const operationMetrics = {
+	requests: "plaza.operation.requests.total",
+	duration: "plaza.operation.duration.seconds",
+};
+
+export function registerOperationMetrics(broker: ServiceBroker): void {
+	if (!broker.isMetricsEnabled()) return;
+	broker.metrics.register({ type: "counter", name: operationMetrics.requests, labelNames: ["operation", "surface", "status"], description: "Operations called, by HTTP status" });
+	broker.metrics.register({
+		type: "histogram",
+		name: operationMetrics.duration,
+		labelNames: ["operation"],
+		description: "Time to answer an operation, in seconds",
+		unit: "seconds",
+		buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+	} as unknown as Parameters<typeof broker.metrics.register>[0]);
+}
+
+/** Counts one operation call and its duration (seconds since `startedAt`, from process.hrtime.bigint()). */
+export function recordOperation(broker: ServiceBroker, operation: string, surface: string, status: number, startedAt: bigint): void {
+	if (!broker.isMetricsEnabled()) return;
+	broker.metrics.increment(operationMetrics.requests, { operation, surface, status });
+	broker.metrics.observe(operationMetrics.duration, Number(process.hrtime.bigint() - startedAt) / 1e9, { operation });
+}
