@@ -1,4 +1,5 @@
-# One image for every Plaza process; SERVICES and the other variables choose what it runs.
+# One image for every Plaza process; SERVICES and the other variables choose what it runs
+# (docker-compose.yml and k8s/ run it once per service; docker-compose.embedded.yml all in one).
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -14,6 +15,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node
-EXPOSE 3000
+# 3000: the gateway's HTTP port (PORT); 9090: probes and metrics when PROBE_PORT=9090.
+EXPOSE 3000 9090
 VOLUME ["/data"]
 CMD ["node", "dist/main.js"]

@@ -35,6 +35,8 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		circuitBreaker: { enabled: true, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
 		bulkhead: { enabled: true, concurrency: cluster.bulkheadConcurrency, maxQueueSize: cluster.bulkheadQueue },
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
+		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
+		registry: { stopDelay: config.transporter ? 1000 : 0 },
 		// Moleculer takes a reporter instance, though its typings list only names.
 		metrics: { enabled: true, reporter: [new PrometheusText()] } as unknown as BrokerOptions["metrics"],
 		tracing: cluster.tracing ? { enabled: true, exporter: [{ type: "Console" }] } : { enabled: false },

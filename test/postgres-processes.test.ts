@@ -1,6 +1,5 @@
-import { ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
-import { freePort, RunningProcess, startMain, waitForHealthy } from "./support/process";
+import { RunningProcess, startMain } from "./support/process";
+import { natsServerBinary, TestNats } from "./support/nats";
 import { onServer, postgresTestsOn, testDatabase } from "./support/postgres";
 import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 
@@ -9,21 +8,18 @@ import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
  * constraint and the atomic counters hold across processes. Two graph processes (the built entry
  * point) share one database over NATS with this process's gateway and users service.
  */
-const natsServer = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(file => fs.existsSync(file));
-const describeWithServers = postgresTestsOn && natsServer ? describe : describe.skip;
+const describeWithServers = postgresTestsOn && natsServerBinary ? describe : describe.skip;
 
 describeWithServers("the graph service in two processes on one PostgreSQL database", () => {
 	const database = testDatabase();
 	const graphs: RunningProcess[] = [];
-	let nats: ChildProcess | undefined;
+	let nats: TestNats | undefined;
 	let plaza: TestPlaza | undefined;
 
 	beforeAll(async () => {
 		await database.create();
-		const [port, monitor] = [await freePort(), await freePort()];
-		nats = spawn(natsServer!, ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitor)], { stdio: "ignore" });
-		await waitForHealthy(`http://127.0.0.1:${monitor}/healthz`);
-		const transporter = `nats://127.0.0.1:${port}`;
+		nats = await TestNats.start();
+		const transporter = nats.url;
 		// Each process names its connections, to show below that both served.
 		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, SERVICES: "graph", DATABASE_URL: `${database.url}?application_name=graph${i}`, MONGO_URI: "" }));
 		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url } });
@@ -34,7 +30,7 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		await plaza?.stop();
 		for (const graph of graphs) graph.child.kill("SIGTERM");
 		await Promise.all(graphs.map(graph => graph.exited));
-		nats?.kill("SIGTERM");
+		await nats?.stop();
 		await database.drop();
 	});
 
