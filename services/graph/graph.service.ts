@@ -1,7 +1,7 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { pageOf, toRecord } from "../../shared/persistence/documents";
+import { insertUnlessExists, linkedInOrder, pageOf, toRecord } from "../../shared/persistence/documents";
 import { Doc } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
 import { failures, PlazaError } from "../../shared/errors";
@@ -16,6 +16,8 @@ interface GraphMethods {
 	withNames(ctx: Context, docs: Doc[], userField: string): Promise<Record<string, unknown>[]>;
 	networkDoc(id: string): Promise<Doc>;
 	repairPair(owner: string, user: string, now: number): Promise<void>;
+	memberDoc(networkId: string, userId: string): Doc;
+	enroll(member: Doc): Promise<boolean>;
 }
 
 /** How many of each a User record embeds; the finders page through the rest. */
@@ -60,9 +62,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 					}
 					throw err;
 				}
-				await this.stores.connections.insert(theirs).catch(err => {
-					if ((err as PlazaError).code !== 409) throw err;
-				});
+				await insertUnlessExists(this.stores.connections, theirs);
 				return this.withNames(ctx, [mine, theirs], "UserId");
 			},
 
@@ -85,7 +85,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const now = Date.now();
 				const network: Doc = { _id: newGuid(), Name, OwnerId, NumberOfMembers: 1, CreatedTime: now };
 				// The membership first: a crash in between leaves a harmless orphan, never a network whose count lies.
-				await this.stores.members.insert({ _id: newGuid(), NetworkId: network._id, UserId: OwnerId, CreatedTime: now, MemberKey: `${network._id}:${OwnerId}` });
+				await this.stores.members.insert({ ...this.memberDoc(network._id, OwnerId), CreatedTime: now });
 				return toRecord(await this.stores.networks.insert(network));
 			},
 
@@ -101,10 +101,8 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 					throw failures.forbidden("Only the network's owner adds others; anyone may add themselves");
 				}
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
-				const member: Doc = { _id: newGuid(), NetworkId, UserId, CreatedTime: Date.now(), MemberKey: `${NetworkId}:${UserId}` };
-				await this.stores.members.insert(member);
-				// $inc is atomic in every store, so concurrent joins count exactly.
-				await this.stores.networks.updateById(NetworkId, { $inc: { NumberOfMembers: 1 } });
+				const member = this.memberDoc(NetworkId, UserId);
+				if (!(await this.enroll(member))) throw failures.alreadyExists("UserId", "The user is a member already");
 				return (await this.withNames(ctx, [member], "UserId"))[0];
 			},
 
@@ -115,8 +113,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 
 			async networksOfUser(this: GraphThis, ctx: Context<{ UserId: string } & Page>) {
 				const memberships = await pageOf(this.stores.members, { UserId: ctx.params.UserId }, ctx.params);
-				const networks = new Map((await this.stores.networks.findByIds(memberships.map(m => String(m.NetworkId)))).map(n => [n._id, n]));
-				return memberships.flatMap(m => (networks.has(String(m.NetworkId)) ? [toRecord(networks.get(String(m.NetworkId))!)] : []));
+				return (await linkedInOrder(this.stores.networks, memberships, "NetworkId")).map(toRecord);
 			},
 
 			async subscribe(this: GraphThis, ctx: Context<{ SubscriberId: string; SubscribedToId: string; SubscriberToDisplayName?: string; SubscribedToExternalName?: string }>) {
@@ -186,16 +183,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
 					await this.networkDoc(ctx.params.networkId);
-					const { networkId, userId } = ctx.params;
-					const joined = await this.stores.members.insert({ _id: newGuid(), NetworkId: networkId, UserId: userId, CreatedTime: Date.now(), MemberKey: `${networkId}:${userId}` }).then(
-						() => true,
-						(err: PlazaError) => {
-							if (err.code !== 409) throw err;
-							return false;
-						},
-					);
-					if (joined) await this.stores.networks.updateById(networkId, { $inc: { NumberOfMembers: 1 } });
-					return joined;
+					return this.enroll(this.memberDoc(ctx.params.networkId, ctx.params.userId));
 				},
 			},
 
@@ -234,11 +222,22 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				return doc;
 			},
 
+			memberDoc(networkId: string, userId: string): Doc {
+				return { _id: newGuid(), NetworkId: networkId, UserId: userId, CreatedTime: Date.now(), MemberKey: `${networkId}:${userId}` };
+			},
+
+			/** Adds a membership and counts it ($inc is atomic in every store, so concurrent joins count exactly); false when it existed. */
+			async enroll(this: GraphThis, member: Doc) {
+				if (!(await insertUnlessExists(this.stores.members, member))) return false;
+				await this.stores.networks.updateById(String(member.NetworkId), { $inc: { NumberOfMembers: 1 } });
+				return true;
+			},
+
 			/** After a duplicate: make sure both sides exist, in case an earlier request stopped half-way. */
 			async repairPair(this: GraphThis, owner: string, user: string, now: number) {
 				for (const [a, b] of [[owner, user], [user, owner]]) {
 					if (await this.stores.connections.findOne({ PairKey: pairKey(a, b) })) continue;
-					await this.stores.connections.insert({ _id: newGuid(), OwnerId: a, UserId: b, IsFavorite: false, CreatedTime: now, PairKey: pairKey(a, b) }).catch(() => undefined);
+					await insertUnlessExists(this.stores.connections, { _id: newGuid(), OwnerId: a, UserId: b, IsFavorite: false, CreatedTime: now, PairKey: pairKey(a, b) });
 				}
 			},
 		},

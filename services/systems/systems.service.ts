@@ -1,10 +1,10 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { pageOf, toRecord } from "../../shared/persistence/documents";
+import { insertUnlessExists, pageOf, toRecord } from "../../shared/persistence/documents";
 import { Doc, Query } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
-import { failures, PlazaError } from "../../shared/errors";
+import { failures } from "../../shared/errors";
 import { callerOf } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
 
@@ -46,9 +46,7 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 
 		async started(this: SystemsThis) {
 			// The counter of system ids exists once; a later start finds it there.
-			await this.stores.counters.insert({ _id: "systems", Value: 0 }).catch((err: PlazaError) => {
-				if (err.code !== 409) throw err;
-			});
+			await insertUnlessExists(this.stores.counters, { _id: "systems", Value: 0 });
 		},
 
 		actions: {

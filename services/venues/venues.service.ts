@@ -1,10 +1,10 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { pageOf, toRecord, updateOf } from "../../shared/persistence/documents";
+import { insertUnlessExists, linkedInOrder, pageOf, toRecord, updateOf } from "../../shared/persistence/documents";
 import { Doc } from "../../shared/persistence/store";
 import { newGuid } from "../../shared/wire/guid";
-import { failures, PlazaError } from "../../shared/errors";
+import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
 
@@ -17,6 +17,7 @@ interface VenuesMethods {
 	ownedVenue(ctx: Context, id: string): Promise<Doc>;
 	memberRecords(ctx: Context, venue: Doc | undefined, members: Doc[]): Promise<Record<string, unknown>[]>;
 	join(venueId: string, userId: string, roleId?: string): Promise<Doc>;
+	memberDoc(venueId: string, userId: string, roleId?: string): Doc;
 }
 
 const memberKey = (venueId: string, userId: string) => `${venueId}:${userId}`;
@@ -68,8 +69,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 
 			async ofUser(this: VenuesThis, ctx: Context<{ UserId: string } & Page>) {
 				const memberships = await pageOf(this.stores.venueMembers, { UserId: ctx.params.UserId }, ctx.params);
-				const venues = new Map((await this.stores.venues.findByIds(memberships.map(m => String(m.VenueId)))).map(v => [v._id, v]));
-				return memberships.flatMap(m => (venues.has(String(m.VenueId)) ? [toRecord(venues.get(String(m.VenueId))!)] : []));
+				return (await linkedInOrder(this.stores.venues, memberships, "VenueId")).map(toRecord);
 			},
 
 			/** Internal: venues by id, as records (to check references such as DefaultVenueId). */
@@ -85,13 +85,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
 					await this.venueDoc(ctx.params.venueId);
-					return this.join(ctx.params.venueId, ctx.params.userId).then(
-						() => true,
-						(err: PlazaError) => {
-							if (err.code !== 409) throw err;
-							return false;
-						},
-					);
+					return insertUnlessExists(this.stores.venueMembers, this.memberDoc(ctx.params.venueId, ctx.params.userId));
 				},
 			},
 
@@ -119,8 +113,11 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			},
 
 			async join(this: VenuesThis, venueId: string, userId: string, roleId?: string) {
-				const member: Doc = { _id: newGuid(), VenueId: venueId, UserId: userId, RoleId: roleId, CreatedTime: Date.now(), MemberKey: memberKey(venueId, userId) };
-				return this.stores.venueMembers.insert(member);
+				return this.stores.venueMembers.insert(this.memberDoc(venueId, userId, roleId));
+			},
+
+			memberDoc(venueId: string, userId: string, roleId?: string): Doc {
+				return { _id: newGuid(), VenueId: venueId, UserId: userId, RoleId: roleId, CreatedTime: Date.now(), MemberKey: memberKey(venueId, userId) };
 			},
 
 			/** VenueMember records (SPEC.md §2.12): the venue's name and owner, the member's names. */

@@ -28,3 +28,21 @@ export function updateOf(fields: Record<string, unknown>): { $set: Record<string
 	}
 	return Object.keys($unset).length ? { $set, $unset } : { $set };
 }
+
+/** Inserts a document unless a unique key says it exists already: true when this call inserted it. */
+export async function insertUnlessExists(adapter: StoreAdapter, doc: Doc): Promise<boolean> {
+	try {
+		await adapter.insert(doc);
+		return true;
+	} catch (err) {
+		if ((err as { code?: unknown }).code === 409) return false;
+		throw err;
+	}
+}
+
+/** The documents a page of links points at (by `field`), in the links' order; links to nothing are dropped. */
+export async function linkedInOrder(adapter: StoreAdapter, links: Doc[], field: string): Promise<Doc[]> {
+	const ids = links.map(link => String(link[field]));
+	const found = new Map((await adapter.findByIds([...new Set(ids)])).map(doc => [doc._id, doc]));
+	return ids.flatMap(id => (found.has(id) ? [found.get(id)!] : []));
+}
