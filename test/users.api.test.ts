@@ -169,9 +169,23 @@ describe("users operations through the gateway", () => {
 		expect(reply.body.Operations.find(o => o.Name === "UpdateUserInternal")?.Routes).toEqual(["PUT /Internal/Users/{Id}", "POST /json/reply/UpdateUserInternal"]);
 	});
 
-	test("GET /health answers 200 once the process serves", async () => {
+	test("GET /health answers 200 once the process serves, GET /ready once it may take work", async () => {
 		const reply = await plaza.http("GET", "/health");
 		expect(reply.status).toBe(200);
 		expect(reply.body).toEqual({ Status: "Up" });
+		const ready = await plaza.http("GET", "/ready");
+		expect(ready.status).toBe(200);
+		expect(ready.body).toEqual({ Status: "Ready" });
+	});
+
+	test("GET /metrics is Prometheus text for the administrator only", async () => {
+		await reader.http("GET", `/Users/${reader.userId}`);
+		const metrics = await plaza.admin("GET", "/metrics");
+		expect(metrics.status).toBe(200);
+		expect(metrics.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+		expect(metrics.text).toMatch(/plaza_operation_requests_total\{[^}]*operation="FindUser"[^}]*status="200"/);
+		expect(metrics.text).toMatch(/moleculer_request_total\{[^}]*action="users\.find"/);
+		expect((await reader.http("GET", "/metrics")).status).toBe(403);
+		expect((await plaza.http("GET", "/metrics")).status).toBe(401);
 	});
 });
