@@ -1,9 +1,9 @@
 import path from "node:path";
 
-/** Where a service keeps its records. */
+/** Where a service keeps its records: SQLite files under DATA_DIR (or in memory), PostgreSQL, or MongoDB. */
 export type StoreConfig =
 	| { kind: "memory" }
-	| { kind: "nedb"; dir: string }
+	| { kind: "sqlite"; dir: string }
 	| { kind: "mongo"; uri: string }
 	| { kind: "postgres"; url: string };
 
@@ -114,7 +114,7 @@ function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
 	if (env.MONGO_URI) return { kind: "mongo", uri: env.MONGO_URI };
 	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL };
 	if (env.DATA_DIR === ":memory:") return { kind: "memory" };
-	return { kind: "nedb", dir: path.resolve(env.DATA_DIR || "./data") };
+	return { kind: "sqlite", dir: path.resolve(env.DATA_DIR || "./data") };
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

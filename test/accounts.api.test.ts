@@ -297,10 +297,10 @@ describe("sessions last as long as they should", () => {
 	test("a session survives a restart of the server", async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-sessions-"));
 		try {
-			const first = await startPlaza({ store: { kind: "nedb", dir } });
+			const first = await startPlaza({ store: { kind: "sqlite", dir } });
 			const user = await first.signUp();
 			await first.stop();
-			const second = await startPlaza({ store: { kind: "nedb", dir } });
+			const second = await startPlaza({ store: { kind: "sqlite", dir } });
 			try {
 				const reply = await second.http("GET", `/Users/${user.userId}`, undefined, { "X-ss-id": user.token });
 				expect(reply.status).toBe(200);

@@ -43,7 +43,7 @@ describe("avatars and pictures", () => {
 	const image = png(16, 16);
 
 	beforeAll(async () => {
-		plaza = await startPlaza({ store: { kind: "nedb", dir: dataDir } });
+		plaza = await startPlaza({ store: { kind: "sqlite", dir: dataDir } });
 		[ann, bob] = await Promise.all([plaza.signUp(), plaza.signUp()]);
 	});
 	afterAll(async () => {

@@ -17,7 +17,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-contract-"));
 const database = postgresTestsOn ? testDatabase() : undefined;
 const stores: Array<[string, StoreConfig]> = [
 	["NeDB in memory", { kind: "memory" }],
-	["NeDB files", { kind: "nedb", dir: tmp }],
+	["NeDB files", { kind: "sqlite", dir: tmp }],
 ];
 if (database) stores.push(["PostgreSQL", { kind: "postgres", url: database.url }]);
 if (process.env.MONGO_URI) stores.push(["MongoDB", { kind: "mongo", uri: process.env.MONGO_URI }]);
@@ -185,7 +185,7 @@ test("NeDB files keep their documents and indexes across a restart", async () =>
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-restart-"));
 	const start = async () => {
 		const broker = new ServiceBroker({ logger: false });
-		const service = broker.createService({ name: "durable", mixins: [storeMixin({ kind: "nedb", dir }, "durable", [{ field: "Key", unique: true }])] });
+		const service = broker.createService({ name: "durable", mixins: [storeMixin({ kind: "sqlite", dir }, "durable", [{ field: "Key", unique: true }])] });
 		await broker.start();
 		return { broker, adapter: (service as unknown as { adapter: StoreAdapter }).adapter };
 	};

@@ -2,10 +2,15 @@ import { w } from "../wire/schema";
 
 /** Field shapes several operations share. */
 
-/** Offset/Limit of every paged operation (SPEC.md §8, PRODUCT.md §1). */
+/**
+ * Offset/Limit of every paged operation (SPEC.md §8, PRODUCT.md §1), and AfterId, the keyset cursor:
+ * the Id of the last record of the previous page (for lists of members, the member's UserId), which
+ * reads the next page at the cost of one page however deep it is.
+ */
 export const paging = {
 	Offset: w.number().integer().min(0).default(0),
 	Limit: w.number().integer().min(0).max(1000).default(50),
+	AfterId: w.guid(),
 };
 
 /** An optional text field; an empty string clears it on update. */

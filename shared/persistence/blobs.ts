@@ -22,7 +22,7 @@ export function createBlobStore(store: StoreConfig, logger: Logger): BlobStore {
 	switch (store.kind) {
 		case "memory":
 			return new MemoryBlobs();
-		case "nedb":
+		case "sqlite":
 			return new FileBlobs(path.join(store.dir, "blobs"));
 		case "mongo":
 			return new MongoBlobs(store.uri);

@@ -20,7 +20,7 @@ function adapterOf(store: StoreConfig, collection: string): PlazaAdapter {
 			return new MongoStoreAdapter(store.uri) as unknown as PlazaAdapter;
 		case "postgres":
 			return new PostgresStoreAdapter(store.url, collection);
-		case "nedb":
+		case "sqlite":
 			return new NeDbStoreAdapter(store.dir, collection) as unknown as PlazaAdapter;
 		case "memory":
 			return new NeDbStoreAdapter(undefined, collection) as unknown as PlazaAdapter;

@@ -1,0 +1,98 @@
+import { Pool, PoolClient, types } from "pg";
+import { Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
+
+const dialect: SqlDialect = {
+	name: "postgres",
+	anyOf: (column, placeholder) => `${column} = ANY(${placeholder}::text[])`,
+	listParam: values => values,
+	bytes: "BYTEA",
+};
+
+/** BIGINT (timestamps, counts) as numbers: Plaza's stay far below 2^53. */
+const typeParsers = {
+	getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? Number : types.getTypeParser(oid, format ?? "text"))) as typeof types.getTypeParser,
+};
+
+function bind(params: readonly SqlValue[]): unknown[] {
+	return params.map(value => (typeof value === "boolean" ? (value ? 1 : 0) : (value ?? null)));
+}
+
+/** Any lock key will do, as long as every Plaza process uses the same one ("plaza" in ASCII). */
+const schemaLock = 0x706c617a61;
+
+function executor(client: Pool | PoolClient): SqlExecutor {
+	return {
+		dialect,
+		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rows as T[],
+		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rows[0] as T | undefined,
+		run: async (sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rowCount ?? 0,
+	};
+}
+
+/**
+ * The distributed engine: a pool of connections to one PostgreSQL database, shared by every
+ * service of the process that uses it. When the server restarts, broken idle connections are
+ * dropped (logged, not thrown) and later statements open new ones.
+ */
+export class PostgresDatabase implements SqlDatabase {
+	readonly dialect = dialect;
+
+	private readonly pool: Pool;
+
+	private readonly pooled: SqlExecutor;
+
+	constructor(url: string, onConnectionLost: (message: string) => void = () => undefined) {
+		this.pool = new Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, keepAlive: true, application_name: "plaza", types: typeParsers });
+		this.pool.on("error", err => onConnectionLost(err.message));
+		this.pooled = executor(this.pool);
+	}
+
+	all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+		return this.pooled.all<T>(sql, params);
+	}
+
+	get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+		return this.pooled.get<T>(sql, params);
+	}
+
+	run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+		return this.pooled.run(sql, params);
+	}
+
+	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, beforeWork?: (tx: SqlExecutor) => Promise<void>): Promise<T> {
+		const client = await this.pool.connect();
+		let broken = false;
+		try {
+			await client.query("BEGIN");
+			const tx = executor(client);
+			await beforeWork?.(tx);
+			const result = await work(tx);
+			await client.query("COMMIT");
+			return result;
+		} catch (err) {
+			broken = await client.query("ROLLBACK").then(
+				() => false,
+				() => true,
+			);
+			throw err;
+		} finally {
+			client.release(broken);
+		}
+	}
+
+	/** An advisory lock held to the end of the transaction: several processes may start together. */
+	withSchemaLock<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		return this.transaction(work, async tx => void (await tx.get("SELECT pg_advisory_xact_lock($1)", [schemaLock])));
+	}
+
+	async close(): Promise<void> {
+		await this.pool.end();
+	}
+}
+
+/** Whether an error means the server is out of reach (down, restarting, connection cut) rather than the statement failed. */
+export function isConnectionLoss(err: unknown): boolean {
+	const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+	if (typeof code === "string" && (code.startsWith("08") || ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code))) return true;
+	return typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}

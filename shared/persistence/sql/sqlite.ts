@@ -1,0 +1,133 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
+
+const dialect: SqlDialect = {
+	name: "sqlite",
+	anyOf: (column, placeholder) => `${column} IN (SELECT value FROM json_each(${placeholder}))`,
+	listParam: values => JSON.stringify(values),
+	bytes: "BLOB",
+};
+
+/** `$1` → `?1`: SQLite numbers its parameters with `?NNN` and binds them in order. */
+const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
+
+type Bound = string | number | null | Uint8Array;
+
+function bind(params: readonly SqlValue[]): Bound[] {
+	return params.map(value => {
+		if (value === undefined || value === null) return null;
+		if (typeof value === "boolean") return value ? 1 : 0;
+		if (Array.isArray(value)) return JSON.stringify(value);
+		return value as Bound;
+	});
+}
+
+/** node:sqlite is still marked experimental in Node 22: its one warning says nothing an operator can act on. */
+function loadSqlite(): typeof import("node:sqlite") {
+	const emitWarning = process.emitWarning;
+	process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+		if (String(warning).includes("SQLite is an experimental feature")) return;
+		(emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+	}) as typeof process.emitWarning;
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return require("node:sqlite") as typeof import("node:sqlite");
+}
+
+const sqlite = loadSqlite();
+
+/**
+ * The embedded engine: one SQLite file (WAL journal) per domain under DATA_DIR, or memory only.
+ * node:sqlite is synchronous and a statement takes microseconds, so one connection serves the
+ * process; a transaction holds it alone, and other statements wait for it to end.
+ */
+export class SqliteDatabase implements SqlDatabase {
+	readonly dialect = dialect;
+
+	private readonly db: DatabaseSync;
+
+	private readonly statements = new Map<string, StatementSync>();
+
+	/** Set while a transaction is open: other statements wait for it. */
+	private current: Promise<unknown> | undefined;
+
+	private readonly direct: SqlExecutor = {
+		dialect,
+		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => this.statement(sql).all(...bind(params)) as T[],
+		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => this.statement(sql).get(...bind(params)) as T | undefined,
+		run: async (sql: string, params: readonly SqlValue[] = []) => Number(this.statement(sql).run(...bind(params)).changes),
+	};
+
+	/** `file` undefined: in memory. */
+	constructor(file: string | undefined) {
+		if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
+		this.db = new sqlite.DatabaseSync(file ?? ":memory:");
+		// WAL: readers never wait for the writer. synchronous=FULL: a write acknowledged to a client
+		// is on disk (WAL fsync at every commit), so neither a crash nor a power cut loses it.
+		this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000");
+	}
+
+	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+		await this.idle();
+		return this.direct.all<T>(sql, params);
+	}
+
+	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+		await this.idle();
+		return this.direct.get<T>(sql, params);
+	}
+
+	async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+		await this.idle();
+		return this.direct.run(sql, params);
+	}
+
+	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		for (;;) {
+			await this.idle();
+			if (!this.current) break;
+		}
+		const running = (async () => {
+			this.db.exec("BEGIN IMMEDIATE");
+			try {
+				const result = await work(this.direct);
+				this.db.exec("COMMIT");
+				return result;
+			} catch (err) {
+				if (this.db.isTransaction) this.db.exec("ROLLBACK");
+				throw err;
+			}
+		})();
+		this.current = running;
+		try {
+			return await running;
+		} finally {
+			this.current = undefined;
+		}
+	}
+
+	/** One process holds a SQLite file: BEGIN IMMEDIATE already excludes every other writer. */
+	withSchemaLock<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		return this.transaction(work);
+	}
+
+	async close(): Promise<void> {
+		await this.idle();
+		if (this.db.isOpen) this.db.close();
+	}
+
+	/** Waits until no transaction is open. */
+	private async idle(): Promise<void> {
+		while (this.current) await this.current.catch(() => undefined);
+	}
+
+	private statement(sql: string): StatementSync {
+		let statement = this.statements.get(sql);
+		if (!statement) {
+			statement = this.db.prepare(toSqlite(sql));
+			this.statements.set(sql, statement);
+		}
+		return statement;
+	}
+}
