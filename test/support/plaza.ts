@@ -5,6 +5,7 @@ import { createPlaza } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { StoreAdapter } from "../../shared/persistence/store";
 import { testDatabase } from "./postgres";
+import { SqlDatabase } from "../../shared/persistence/sql/database";
 
 export const ADMIN_KEY = "test-admin-key";
 
@@ -35,6 +36,10 @@ export interface TestPlaza {
 	signUp(fields?: Record<string, unknown>): Promise<Session>;
 	/** A collection's store (by collection name), to check what was (not) written. */
 	store(collection: string): StoreAdapter;
+	/** The database of a local service (by service name: its domain's tables), to check what was (not) written. */
+	db(service: string): SqlDatabase;
+	/** How many rows a table of a local service's database holds. */
+	count(service: string, table: string): Promise<number>;
 	stop(): Promise<void>;
 }
 
@@ -115,8 +120,16 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
 		store: collection => collectionNamed(broker, collection),
+		db: service => databaseOf(broker, service),
+		count: async (service, table) => Number((await databaseOf(broker, service).get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n),
 		stop,
 	};
+}
+
+function databaseOf(broker: ServiceBroker, name: string): SqlDatabase {
+	const service = broker.getLocalService(name) as unknown as { db?: SqlDatabase } | undefined;
+	if (!service?.db) throw new Error(`No local service ${name} keeps a database`);
+	return service.db;
 }
 
 /** The adapter of a collection, whichever local service keeps it (one collection per service, or several). */
