@@ -1,71 +1,220 @@
-import { AddressInfo } from "node:net";
-import { Server } from "node:http";
-import { createPlaza } from "../plaza";
-import { defaultConfig } from "../shared/config";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { load, LoadResult, RequestSpec } from "./load";
+import { parseArgs, SeedManifest } from "./manifest";
+import { BenchPlaza, rssMbOf, startBenchPlaza, startReference, startService } from "./plaza-process";
+import { freePort, mainScript } from "../test/support/process";
+import { TestNats } from "../test/support/nats";
+import { testDatabase } from "../test/support/postgres";
 
 /**
- * Request rates of Plaza's operations through the real gateway, side by side in one run.
- * Usage: npm run bench [-- seconds-per-scenario concurrency users]
+ * `npm run bench`: each scenario of issue 12 against a raw node:http server answering the same
+ * bytes, in one run, interleaved (reference, Plaza, reference, Plaza…), 50 connections, the median
+ * of `--rounds` ratios. Options: --seconds 5 --rounds 3 --users 2000 --posts 13000
+ * --scale 1000000 (0 skips S1) --postgres off --nats off --only R1,R2.
  */
-const [seconds = 3, concurrency = 16, users = 2000] = process.argv.slice(2).map(Number);
-const adminKey = "bench-admin-key";
+const args = parseArgs(process.argv.slice(2));
+const seconds = Number(args.seconds ?? 5);
+const rounds = Number(args.rounds ?? 3);
+const users = Number(args.users ?? 2000);
+const posts = Number(args.posts ?? 13000);
+const scale = Number(args.scale ?? 1_000_000);
+const only = args.only?.split(",");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-bench-"));
 
-interface Scenario {
-	name: string;
-	request(i: number): { method: string; path: string; body?: unknown };
+interface Row {
+	scenario: string;
+	plaza: LoadResult;
+	reference: LoadResult;
+	ratio: number;
+	note?: string;
+}
+const rows: Row[] = [];
+
+function seed(target: Record<string, string>, userCount: number, postCount: number): SeedManifest {
+	const manifest = path.join(work, `manifest-${Date.now()}.json`);
+	const flags = Object.entries({ ...target, users: String(userCount), posts: String(postCount), manifest }).flatMap(([k, v]) => [`--${k}`, v]);
+	execFileSync(process.execPath, [path.join(path.dirname(mainScript), "bench", "seed.js"), ...flags], { stdio: ["ignore", "ignore", "inherit"] });
+	return JSON.parse(fs.readFileSync(manifest, "utf8")) as SeedManifest;
+}
+
+async function signIn(url: string, manifest: SeedManifest, count: number): Promise<string[]> {
+	const sessions: string[] = [];
+	for (const UserName of manifest.userNames.slice(0, count)) {
+		const res = await fetch(`${url}/auth/credentials`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ UserName, Password: manifest.password }) });
+		if (res.status !== 200) throw new Error(`sign-in of ${UserName}: ${res.status} ${await res.text()}`);
+		sessions.push(((await res.json()) as { SessionId: string }).SessionId);
+	}
+	return sessions;
+}
+
+/** One answer of Plaza to the scenario's first request: the bytes the reference serves. */
+async function sample(url: string, spec: RequestSpec): Promise<{ status: number; contentType: string; body: Buffer }> {
+	const body = spec.body?.(0, 0);
+	const res = await fetch(url + spec.path(0, 0), {
+		method: spec.method,
+		headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(spec.headers?.(0) ?? {}) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const bytes = Buffer.from(await res.arrayBuffer());
+	if (res.status !== 200) throw new Error(`${spec.method} ${spec.path(0, 0)}: ${res.status} ${bytes.toString()}`);
+	return { status: res.status, contentType: res.headers.get("content-type") ?? "application/json", body: bytes };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Reference and Plaza in turn, `rounds` times; the round with the median ratio is reported. */
+async function compare(name: string, url: string, spec: RequestSpec, note?: string): Promise<Row | undefined> {
+	if (only && !only.some(o => name.startsWith(o))) return undefined;
+	const reference = await startReference(await sample(url, spec), work);
+	const results: Array<{ plaza: LoadResult; reference: LoadResult; ratio: number }> = [];
+	try {
+		for (let round = 0; round < rounds; round++) {
+			const ref = await load(reference.url, spec, seconds);
+			const mine = await load(url, spec, seconds);
+			results.push({ plaza: mine, reference: ref, ratio: mine.rps / ref.rps });
+		}
+	} finally {
+		reference.stop();
+	}
+	const chosen = results.find(r => r.ratio === median(results.map(x => x.ratio)))!;
+	const row = { scenario: name, ...chosen, note: [note, `ratios ${results.map(r => r.ratio.toFixed(3)).join("/")}`].filter(Boolean).join("; ") };
+	rows.push(row);
+	print(row);
+	return row;
+}
+
+function print(row: Row): void {
+	const p = row.plaza;
+	console.log(
+		`${row.scenario.padEnd(34)} ${p.rps.toFixed(0).padStart(7)} req/s  p50 ${String(p.p50).padStart(4)} ms  p99 ${String(p.p99).padStart(5)} ms  ref ${row.reference.rps.toFixed(0).padStart(6)}  ratio ${row.ratio.toFixed(3)}  errors ${p.errors + p.non2xx}${row.note ? `  (${row.note})` : ""}`,
+	);
+}
+
+/** The read and write scenarios of one Plaza. */
+function scenarios(manifest: SeedManifest, sessions: string[]) {
+	const as = (connection: number) => ({ "X-ss-id": sessions[connection % sessions.length] });
+	const userOf = (connection: number) => manifest.userIds[connection % sessions.length];
+	const pick = <T>(list: T[], i: number) => list[i % list.length];
+	return {
+		R1: { method: "GET", path: i => `/Users?Limit=50&Offset=${(i * 50) % Math.max(1, manifest.users - 50)}`, headers: as } as RequestSpec,
+		R2: { method: "GET", path: i => `/Posts/${pick(manifest.postsWithComments, i)}`, headers: as } as RequestSpec,
+		R3common: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.commonTag}&Limit=20`, headers: as } as RequestSpec,
+		R3rare: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.rareTag}&Limit=20`, headers: as } as RequestSpec,
+		R4: { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20`, headers: as } as RequestSpec,
+		W1: {
+			method: "POST",
+			path: () => "/Posts",
+			body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark post ${i}`, Tags: ["bench", `t${i % 100}`] }),
+			headers: as,
+		} as RequestSpec,
+		W2: { method: "POST", path: i => `/Posts/${pick(manifest.postsWithComments, i)}/Comments`, body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark comment ${i}` }), headers: as } as RequestSpec,
+	};
 }
 
 async function main(): Promise<void> {
-	const broker = createPlaza(defaultConfig({ adminApiKey: adminKey, rateLimitPerMinute: 10_000_000 }));
-	await broker.start();
-	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
-	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	const send = async (method: string, path: string, body?: unknown): Promise<{ Id: string }> => {
-		const res = await fetch(base + path, {
-			method,
-			headers: { "Content-Type": "application/json", Authorization: `Bearer ${adminKey}` },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-		return (await res.json()) as { Id: string };
-	};
+	console.log(`Plaza benchmark: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${seconds}s per run, ${rounds} rounds, 50 connections`);
+	const dataDir = path.join(work, "embedded");
+	const manifest = seed({ dir: dataDir }, users, posts);
+	console.log(`seeded ${manifest.users} users and ${manifest.posts} posts in ${manifest.seconds.toFixed(1)} s (${Math.round(manifest.posts / manifest.seconds)} posts/s)`);
 
-	const ids: string[] = [];
-	for (let i = 0; i < users; i += 50) {
-		const batch = await Promise.all(Array.from({ length: Math.min(50, users - i) }, (_, j) => send("POST", "/Users", { FirstName: `B${i + j}`, LastName: "Bench" })));
-		ids.push(...batch.map(u => u.Id));
+	// Embedded: every scenario.
+	let plaza = await startBenchPlaza({ DATA_DIR: dataDir });
+	let sessions = await signIn(plaza.url, manifest, 50);
+	let s = scenarios(manifest, sessions);
+	await compare("R1 AllUsers Limit=50", plaza.url, s.R1);
+	await compare("R2 FindPost (10 comments)", plaza.url, s.R2);
+	await compare("R3 search, common tag", plaza.url, s.R3common);
+	await compare("R3 search, rare tag", plaza.url, s.R3rare);
+	await compare("R4 UserFeed", plaza.url, s.R4);
+	await compare("W1 CreatePost", plaza.url, s.W1);
+	await compare("W2 CreateComment", plaza.url, s.W2);
+	console.log(`embedded RSS after the run: ${plaza.rssMb()} MB`);
+	await plaza.stop();
+
+	if (args.postgres !== "off" && (!only || only.some(o => o.startsWith("R1") || o.startsWith("R2")))) {
+		const database = testDatabase();
+		await database.create();
+		try {
+			const pgManifest = seed({ "database-url": database.url }, users, posts);
+			plaza = await startBenchPlaza({ DATABASE_URL: database.url });
+			sessions = await signIn(plaza.url, pgManifest, 50);
+			s = scenarios(pgManifest, sessions);
+			await compare("R1 AllUsers Limit=50 (PostgreSQL)", plaza.url, s.R1);
+			await compare("R2 FindPost (PostgreSQL)", plaza.url, s.R2);
+			await plaza.stop();
+		} finally {
+			await database.drop();
+		}
 	}
 
-	const scenarios: Scenario[] = [
-		{ name: "FindUser   GET /Users/{Id}", request: i => ({ method: "GET", path: `/Users/${ids[i % ids.length]}` }) },
-		{ name: "FindUser   POST /json/reply", request: i => ({ method: "POST", path: "/json/reply/FindUser", body: { Id: ids[i % ids.length] } }) },
-		{ name: "AllUsers   GET /Users (50)", request: i => ({ method: "GET", path: `/Users?Offset=${(i * 50) % users}` }) },
-		{ name: "CreateUser POST /Users", request: i => ({ method: "POST", path: "/Users", body: { FirstName: `N${i}`, LastName: "Bench" } }) },
-	];
+	if (args.nats !== "off" && (!only || only.some(o => o.startsWith("D1")))) await distributed(dataDir, manifest);
+	if (scale > 0 && (!only || only.some(o => o.startsWith("S1")))) await scaleScenario();
+	console.log(`\n${rows.length} scenarios; data in ${work}`);
+	fs.writeFileSync(path.join(work, "results.json"), JSON.stringify(rows, null, 2));
+}
 
-	console.log(`Plaza benchmark: ${seconds}s per scenario, ${concurrency} concurrent clients, ${users} users, Node ${process.version}`);
-	let baseline: number | undefined;
-	for (const scenario of scenarios) {
-		const latencies: number[] = [];
-		let counter = 0;
-		const deadline = Date.now() + seconds * 1000;
-		await Promise.all(
-			Array.from({ length: concurrency }, async () => {
-				while (Date.now() < deadline) {
-					const { method, path, body } = scenario.request(counter++);
-					const started = process.hrtime.bigint();
-					await send(method, path, body);
-					latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-				}
-			}),
-		);
-		latencies.sort((a, b) => a - b);
-		const rate = latencies.length / seconds;
-		baseline ??= rate;
-		const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(2);
-		console.log(`${scenario.name.padEnd(30)} ${rate.toFixed(0).padStart(7)} req/s  x${(rate / baseline).toFixed(2)}  p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms`);
+/** D1: the gateway (with users, graph, venues, systems) and posts in two processes over NATS. */
+async function distributed(dataDir: string, manifest: SeedManifest): Promise<void> {
+	const nats = await TestNats.start();
+	const port = String(await freePort());
+	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir };
+	const posts = startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts" });
+	try {
+		const plaza = await startBenchPlaza({ ...common, SERVICES: "gateway,users,graph,venues,systems", PORT: port, NODE_ID: "bench-gateway" }, "/ready");
+		try {
+			const sessions = await signIn(plaza.url, manifest, 50);
+			const s = scenarios(manifest, sessions);
+			await waitForPosts(plaza.url, sessions[0], manifest.postsWithComments[0]);
+			await compare("D1 FindPost over NATS", plaza.url, s.R2);
+			await compare("D1 CreatePost over NATS", plaza.url, s.W1);
+			console.log(`D1 RSS: gateway ${plaza.rssMb()} MB, posts ${rssMbOf(posts.child.pid!)} MB`);
+		} finally {
+			await plaza.stop();
+		}
+	} finally {
+		posts.child.kill("SIGTERM");
+		await posts.exited;
+		await nats.stop();
 	}
-	await broker.stop();
+}
+
+async function waitForPosts(url: string, session: string, postId: string): Promise<void> {
+	for (let i = 0; i < 300; i++) {
+		if ((await fetch(`${url}/Posts/${postId}`, { headers: { "X-ss-id": session } })).status === 200) return;
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+	throw new Error("the posts node never answered");
+}
+
+/** S1: R2 and R3 at 10,000 and at `scale` posts: cold start to the first answer, RSS, throughput. */
+async function scaleScenario(): Promise<void> {
+	const figures: Array<{ posts: number; coldStartMs: number; rssMb: number; r2: Row; r3: Row }> = [];
+	for (const count of [10_000, scale]) {
+		const dir = path.join(work, `scale-${count}`);
+		const manifest = seed({ dir }, Math.max(2000, Math.round(count / 100)), count);
+		console.log(`S1: seeded ${count} posts in ${manifest.seconds.toFixed(1)} s (${Math.round(count / manifest.seconds)} posts/s)`);
+		const first = `/Posts/${manifest.postsWithComments[0]}`;
+		// The first answer needs a session: sign-in is part of what a cold start must serve.
+		const plaza: BenchPlaza = await startBenchPlaza({ DATA_DIR: dir }, "/health");
+		const started = Date.now() - plaza.coldStartMs;
+		const sessions = await signIn(plaza.url, manifest, 50);
+		const firstAnswer = await fetch(plaza.url + first, { headers: { "X-ss-id": sessions[0] } });
+		const coldStartMs = Date.now() - started;
+		if (firstAnswer.status !== 200) throw new Error(`S1 first answer: ${firstAnswer.status}`);
+		const s = scenarios(manifest, sessions);
+		const r2 = (await compare(`S1 R2 FindPost at ${count}`, plaza.url, s.R2))!;
+		const r3 = (await compare(`S1 R3 common tag at ${count}`, plaza.url, s.R3common))!;
+		figures.push({ posts: count, coldStartMs, rssMb: plaza.rssMb(), r2, r3 });
+		await plaza.stop();
+	}
+	for (const f of figures) console.log(`S1 at ${f.posts} posts: cold start ${f.coldStartMs} ms (to the first FindPost, sign-in included), RSS ${f.rssMb} MB, R2 ${f.r2.plaza.rps.toFixed(0)} req/s, R3 ${f.r3.plaza.rps.toFixed(0)} req/s`);
+	if (figures.length === 2) {
+		const [small, large] = figures;
+		console.log(`S1 throughput at ${large.posts} vs ${small.posts}: R2 ×${(small.r2.plaza.rps / large.r2.plaza.rps).toFixed(2)} slower, R3 ×${(small.r3.plaza.rps / large.r3.plaza.rps).toFixed(2)} slower (bar: within 1.5)`);
+	}
 }
 
 main().catch(err => {

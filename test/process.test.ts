@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, RunningProcess, startMain, waitForHealthy } from "./support/process";
 
-/** `npm start`'s own entry point, as a separate process on the embedded NeDB store. */
+/** `npm start`'s own entry point, as a separate process on the embedded SQLite store. */
 describe("the embedded server process", () => {
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-process-"));
 	const started: RunningProcess[] = [];
@@ -35,7 +35,7 @@ describe("the embedded server process", () => {
 
 		first.child.kill("SIGTERM");
 		expect(await first.exited).toBe(0);
-		expect(fs.readdirSync(dataDir)).toContain("users.db");
+		expect(fs.readdirSync(dataDir)).toContain("users.sqlite");
 
 		const second = start(env);
 		await waitForHealthy(`${url}/health`, 15000, second);
