@@ -17,13 +17,39 @@ const domains = Object.keys(serviceFactories);
 type Yaml = Record<string, unknown>;
 const get = (value: unknown, ...keys: Array<string | number>): unknown => keys.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], value);
 
+/** The deployment files: MongoDB is named in none of them until its repositories are written (a process with MONGO_URI set refuses to start). */
+const deploymentFiles = [
+	...fs.readdirSync(root).filter(f => /^docker-compose.*\.ya?ml$/.test(f)),
+	...fs
+		.readdirSync(path.join(root, "k8s"))
+		.filter(f => f.endsWith(".yaml"))
+		.map(f => `k8s/${f}`),
+];
+/** A PostgreSQL URL to the database at host `postgres`, port 5432; its password is the first group. */
+const postgresUrl = /^postgres:\/\/plaza:([^@]*)@postgres:5432\/plaza$/;
+
+test("no deployment file sets MONGO_URI or runs MongoDB; PostgreSQL is the only separate store", () => {
+	expect(deploymentFiles).toEqual(expect.arrayContaining(["docker-compose.yml", "docker-compose.embedded.yml", "k8s/postgres.yaml"]));
+	expect(deploymentFiles).not.toContain("docker-compose.postgres.yml");
+	expect(deploymentFiles).not.toContain("k8s/mongo.yaml");
+	// Every key and string value of every document (comments may still say why MongoDB is absent).
+	const mentionsOfMongo = (value: unknown, at: string): string[] => {
+		if (typeof value === "string") return /MONGO_URI|mongodb:|^mongo(:|$)/i.test(value) ? [at] : [];
+		if (Array.isArray(value)) return value.flatMap((v, i) => mentionsOfMongo(v, `${at}[${i}]`));
+		if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => [...mentionsOfMongo(k, `${at}.${k}`), ...mentionsOfMongo(v, `${at}.${k}`)]);
+		return [];
+	};
+	const found = deploymentFiles.flatMap(file => parseAllDocuments(read(file), { merge: true }).flatMap((d, i) => mentionsOfMongo(d.toJS(), `${file}#${i}`)));
+	expect(found).toEqual([]);
+});
+
 describe("docker compose files", () => {
 	const compose = parse(read("docker-compose.yml"), { merge: true }) as Yaml;
 	const services = compose.services as Record<string, Yaml>;
 	const plazaServices = Object.entries(services).filter(([, s]) => s.image === "plaza:latest");
 
-	test("NATS, MongoDB, the gateway and every service, each in a container of its own", () => {
-		expect(Object.keys(services).sort()).toEqual(["mongo", "nats", ...domains].sort());
+	test("NATS, PostgreSQL, the gateway and every service, each in a container of its own", () => {
+		expect(Object.keys(services).sort()).toEqual(["nats", "postgres", ...domains].sort());
 		for (const [name, service] of plazaServices) expect(get(service, "environment", "SERVICES")).toBe(name);
 		expect(get(services.posts, "deploy", "replicas")).toBe(2);
 	});
@@ -40,20 +66,34 @@ describe("docker compose files", () => {
 		expect(read("deploy/nats.conf")).toMatch(/max_payload: 16MB/);
 	});
 
-	test("the PostgreSQL override points every service at PostgreSQL and empties MONGO_URI (which would win)", () => {
-		const override = parse(read("docker-compose.postgres.yml"), { merge: true }) as Yaml;
-		const overridden = override.services as Record<string, Yaml>;
-		expect(overridden.postgres).toBeDefined();
-		for (const name of domains) {
-			expect(get(overridden[name], "environment", "MONGO_URI")).toBe("");
-			expect(String(get(overridden[name], "environment", "DATABASE_URL"))).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+	test("every service on PostgreSQL 16 (DATABASE_URL, its user, password and database), started once it is ready", () => {
+		const postgres = services.postgres;
+		expect(postgres.image).toBe("postgres:16");
+		const postgresEnv = postgres.environment as Record<string, string>;
+		expect(String(get(postgres, "healthcheck", "test"))).toContain("pg_isready");
+		expect(String(get(postgres, "volumes", 0))).toMatch(/^[\w-]+:\/var\/lib\/postgresql\/data$/);
+		expect(Object.keys(compose.volumes as Yaml)).toContain(String(get(postgres, "volumes", 0)).split(":")[0]);
+		expect(plazaServices.map(([name]) => name).sort()).toEqual([...domains].sort());
+		for (const [, service] of plazaServices) {
+			const env = service.environment as Record<string, string>;
+			expect(env.MONGO_URI).toBeUndefined();
+			expect(env.DATA_DIR).toBeUndefined();
+			const [, password] = env.DATABASE_URL?.match(postgresUrl) ?? [];
+			expect(password).toBe(postgresEnv.POSTGRES_PASSWORD);
+			expect([postgresEnv.POSTGRES_USER, postgresEnv.POSTGRES_DB]).toEqual(["plaza", "plaza"]);
+			expect(get(service, "depends_on", "postgres", "condition")).toBe("service_healthy");
+			expect(get(service, "depends_on", "nats", "condition")).toBe("service_started");
 		}
 	});
 
 	test("the embedded compose file runs one container with a data volume", () => {
 		const embedded = parse(read("docker-compose.embedded.yml")) as Yaml;
 		expect(Object.keys(embedded.services as Yaml)).toEqual(["plaza"]);
-		expect(Object.keys(get(embedded, "services", "plaza", "environment") as Yaml).filter(k => !knownVariables.has(k))).toEqual([]);
+		const env = get(embedded, "services", "plaza", "environment") as Record<string, string>;
+		expect(Object.keys(env).filter(k => !knownVariables.has(k))).toEqual([]);
+		expect([env.MONGO_URI, env.DATABASE_URL, env.TRANSPORTER]).toEqual([undefined, undefined, undefined]);
+		expect(get(embedded, "services", "plaza", "volumes")).toEqual([expect.stringMatching(new RegExp(`^[\\w-]+:${env.DATA_DIR}$`))]);
+		expect(Object.keys(embedded.volumes as Yaml)).toEqual([String(get(embedded, "services", "plaza", "volumes", 0)).split(":")[0]]);
 	});
 });
 
@@ -91,7 +131,8 @@ describe("Kubernetes manifests", () => {
 	test("configuration in a ConfigMap and a Secret with the code's variable names; the gateway's Service on its port", () => {
 		const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
 		const secret = named("Secret", "plaza-secrets")!.stringData as Record<string, string>;
-		expect([...Object.keys(config), ...Object.keys(secret)].filter(k => !knownVariables.has(k))).toEqual([]);
+		// POSTGRES_PASSWORD is the database's own (postgres.yaml), not a variable Plaza reads.
+		expect([...Object.keys(config), ...Object.keys(secret)].filter(k => !knownVariables.has(k) && k !== "POSTGRES_PASSWORD")).toEqual([]);
 		expect(secret.ADMIN_API_KEY).toBeDefined();
 		expect(config.TRANSPORTER).toBe(`nats://nats:${get(named("Service", "nats"), "spec", "ports", 0, "port")}`);
 		expect(String(named("ConfigMap", "nats-config")!.data && (named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"])).toMatch(/max_payload: 16MB/);
@@ -101,6 +142,40 @@ describe("Kubernetes manifests", () => {
 		const http = (gateway.ports as Array<{ name: string; containerPort: number }>).find(p => p.name === "http");
 		expect(String(http?.containerPort)).toBe(port);
 		expect(get(named("Service", "plaza"), "spec", "ports", 0, "targetPort")).toBe("http");
+	});
+
+	test("every service reaches the PostgreSQL StatefulSet by DATABASE_URL, whose password is the database's", () => {
+		const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
+		const secret = named("Secret", "plaza-secrets")!.stringData as Record<string, string>;
+		expect(config.DATABASE_URL).toBeUndefined();
+		expect([config.MONGO_URI, secret.MONGO_URI]).toEqual([undefined, undefined]);
+		const [, password] = secret.DATABASE_URL?.match(postgresUrl) ?? [];
+		expect(password).toBe(secret.POSTGRES_PASSWORD);
+		for (const name of domains) {
+			const container = get(named("Deployment", `plaza-${name}`), "spec", "template", "spec", "containers", 0) as Yaml;
+			expect(container.envFrom).toEqual(expect.arrayContaining([{ secretRef: { name: "plaza-secrets" } }]));
+			const env = container.env as Array<{ name: string }>;
+			expect(env.map(e => e.name).filter(k => ["DATABASE_URL", "MONGO_URI", "DATA_DIR"].includes(k))).toEqual([]);
+		}
+
+		const statefulSet = named("StatefulSet", "postgres");
+		expect(get(statefulSet, "spec", "replicas")).toBe(1);
+		const container = get(statefulSet, "spec", "template", "spec", "containers", 0) as Yaml;
+		expect(container.image).toBe("postgres:16");
+		const env = container.env as Array<{ name: string; value?: string; valueFrom?: unknown }>;
+		expect(env.find(e => e.name === "POSTGRES_PASSWORD")?.valueFrom).toEqual({ secretKeyRef: { name: "plaza-secrets", key: "POSTGRES_PASSWORD" } });
+		expect([env.find(e => e.name === "POSTGRES_USER")?.value, env.find(e => e.name === "POSTGRES_DB")?.value]).toEqual(["plaza", "plaza"]);
+		const pgdata = env.find(e => e.name === "PGDATA")?.value;
+		const mount = get(container, "volumeMounts", 0) as { name: string; mountPath: string };
+		expect(pgdata?.startsWith(`${mount.mountPath}/`)).toBe(true);
+		expect(get(statefulSet, "spec", "volumeClaimTemplates", 0, "metadata", "name")).toBe(mount.name);
+		expect(get(statefulSet, "spec", "volumeClaimTemplates", 0, "spec", "resources", "requests", "storage")).toBeDefined();
+
+		const service = named("Service", "postgres");
+		expect(get(service, "spec", "selector")).toEqual(get(statefulSet, "spec", "selector", "matchLabels"));
+		expect(get(service, "spec", "ports", 0, "port")).toBe(5432);
+		expect(get(service, "spec", "ports", 0, "targetPort")).toBe((container.ports as Array<{ name: string }>)[0].name);
+		expect(get(statefulSet, "spec", "serviceName")).toBe("postgres");
 	});
 
 	test("a HorizontalPodAutoscaler grows the posts service", () => {
