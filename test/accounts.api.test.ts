@@ -13,6 +13,9 @@ interface AuthBody {
 	ReferrerUrl?: string;
 }
 
+/** A user's row as the users database stores it (every column). */
+const storedUser = (plaza: TestPlaza, id: string) => plaza.db("users").get<Record<string, unknown>>("SELECT * FROM users WHERE id = $1", [id]);
+
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 const cookieHeader = (setCookies: string[]) => setCookies.map(c => c.split(";")[0]).join("; ");
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
@@ -146,38 +149,38 @@ describe("registration and sign-in", () => {
 
 	test("a user name or e-mail address registers once: 409 AlreadyExists naming the field", async () => {
 		await plaza.http("POST", "/register", { UserName: "taken", Email: "taken@example.org", Password: "password one" });
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const sameName = await plaza.http<ErrorBody>("POST", "/register", { UserName: "TAKEN", Password: "password two" });
 		const sameEmail = await plaza.http<ErrorBody>("POST", "/register", { UserName: "other", Email: "Taken@Example.org", Password: "password two" });
 		expect(sameName.status).toBe(409);
 		expect(sameName.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "UserName" })]);
 		expect(sameEmail.status).toBe(409);
 		expect(sameEmail.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "Email" })]);
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
 	test("a weak password, or neither UserName nor Email, is a 400 field error and creates nothing", async () => {
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const weak = await plaza.http<ErrorBody>("POST", "/register", { UserName: "weakling", Password: "short" });
 		expect(weak.status).toBe(400);
 		expect(weak.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "MinimumLength", FieldName: "Password" })]);
 		const nameless = await plaza.http<ErrorBody>("POST", "/register", { Password: "long enough password" });
 		expect(nameless.status).toBe(400);
 		expect(nameless.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "NotEmpty", FieldName: "UserName" })]);
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
 	test("the stored record holds the password only as a salted scrypt hash", async () => {
 		const password = "my very secret passphrase";
 		const reply = await plaza.http<AuthBody>("POST", "/register", { UserName: "hashed", Password: password });
-		const doc = await plaza.store("users").findById(reply.body.UserId!);
+		const doc = await storedUser(plaza, reply.body.UserId!);
 		const stored = JSON.stringify(doc);
 		expect(stored).not.toContain(password);
 		expect(stored).not.toContain(Buffer.from(password).toString("base64"));
-		expect(doc?.PasswordHash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
-		expect(doc).not.toHaveProperty("DigestHa1");
+		expect(doc?.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+		expect(doc?.digest_ha1).toBeNull();
 		const other = await plaza.http<AuthBody>("POST", "/register", { UserName: "hashed2", Password: password });
-		expect((await plaza.store("users").findById(other.body.UserId!))?.PasswordHash).not.toBe(doc?.PasswordHash);
+		expect((await storedUser(plaza, other.body.UserId!))?.password_hash).not.toBe(doc?.password_hash);
 		expect(JSON.stringify(await plaza.admin("GET", `/Users/${reply.body.UserId}`))).not.toContain("scrypt");
 	});
 
@@ -212,13 +215,13 @@ describe("acting only as oneself", () => {
 	});
 
 	test("B cannot update A's profile: 403, and A's record is unchanged", async () => {
-		const before = await plaza.store("users").findById(ann.userId);
+		const before = await storedUser(plaza, ann.userId);
 		const reply = await bob.http<ErrorBody>("PUT", `/Users/${ann.userId}`, { FirstName: "Hacked", LastName: "By Bob" });
 		expect(reply.status).toBe(403);
 		expect(reply.body.ResponseStatus.ErrorCode).toBe("Forbidden");
 		const generic = await bob.http<ErrorBody>("POST", "/json/reply/UpdateUser", { Id: ann.userId, FirstName: "Hacked", LastName: "By Bob" });
 		expect(generic.status).toBe(403);
-		expect(await plaza.store("users").findById(ann.userId)).toEqual(before);
+		expect(await storedUser(plaza, ann.userId)).toEqual(before);
 	});
 
 	test("a user cannot set internal properties through their own update", async () => {
@@ -317,8 +320,8 @@ describe("sessions last as long as they should", () => {
 		const plaza = await startPlaza({ auth: { ...defaults.auth, sessionTtlSeconds: 2 } });
 		try {
 			const user = await plaza.signUp();
-			expect(await plaza.store("sessions").findById(user.token)).toBeNull();
-			expect(await plaza.store("sessions").findById(createHash("sha256").update(user.token).digest("hex"))).toMatchObject({ UserId: user.userId });
+			expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE id = $1", [user.token])).toBeUndefined();
+			expect(await plaza.db("sessions").get('SELECT user_id AS "UserId" FROM sessions WHERE id = $1', [createHash("sha256").update(user.token).digest("hex")])).toMatchObject({ UserId: user.userId });
 			for (let i = 0; i < 5; i++) {
 				await sleep(700);
 				expect((await user.http("GET", "/auth")).status).toBe(200);

@@ -1,5 +1,7 @@
 import { ErrorBody, startPlaza, TestPlaza } from "./support/plaza";
 import { createUser } from "./support/users";
+import { WithRepository } from "../shared/persistence/repository.mixin";
+import { UsersRepository } from "../services/users/users.repository";
 
 describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes nothing", () => {
 	let plaza: TestPlaza;
@@ -9,10 +11,10 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 		await createUser(plaza);
 	});
 	beforeEach(async () => {
-		usersBefore = await plaza.store("users").count({});
+		usersBefore = await plaza.count("users", "users");
 	});
 	afterEach(async () => {
-		expect(await plaza.store("users").count({})).toBe(usersBefore);
+		expect(await plaza.count("users", "users")).toBe(usersBefore);
 	});
 	afterAll(() => plaza.stop());
 
@@ -95,7 +97,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 
 describe("failures of the server", () => {
 	const failingStore = (plaza: TestPlaza) => {
-		plaza.store("users").find = () => Promise.reject(new Error("EACCES: permission denied, open '/srv/plaza/data/users.db'"));
+		(plaza.broker.getLocalService("users") as unknown as WithRepository<UsersRepository>).repo.page = () => Promise.reject(new Error("EACCES: permission denied, open '/srv/plaza/data/users.db'"));
 	};
 
 	test("an unexpected error is 500 InternalError with no internals in production mode", async () => {

@@ -12,7 +12,7 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 
 	/** Sends a refused envelope: a Fault with the status, no user written, no internals shown. */
 	async function refused(body: string | Uint8Array, status: number, fault: RegExp): Promise<void> {
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const reply = await fetch(`${plaza.url}/soap11`, { method: "POST", body, headers: { "Content-Type": "text/xml; charset=utf-8", ...asAdmin } });
 		const text = await reply.text();
 		expect(reply.status).toBe(status);
@@ -20,7 +20,7 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 		expect(text).toMatch(/<soap:Fault><faultcode>soap:\w+<\/faultcode><faultstring>/);
 		expect(text).toMatch(fault);
 		expect(text).not.toMatch(/root:|\/etc\/|node_modules|at \w+ \(|saxes/);
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 	}
 
 	afterEach(async () => {

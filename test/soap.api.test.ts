@@ -112,7 +112,7 @@ describe("SOAP 1.1: the node soap client, built from Plaza's own WSDL, against t
 	});
 
 	test("a validation error: the <Op>Response with its ResponseStatus, HTTP 200 and X-Status 400; nothing is written", async () => {
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const reply = await call<{ ResponseStatus: Result; User?: Result }>(admin, "CreateUser", { FirstName: "NoLastName", Email: "not an e-mail" });
 		expect(reply.status).toBe("400");
 		expect(reply.result.User).toBeFalsy();
@@ -121,7 +121,7 @@ describe("SOAP 1.1: the node soap client, built from Plaza's own WSDL, against t
 			Errors: { ResponseError: expect.arrayContaining([expect.objectContaining({ FieldName: "LastName", ErrorCode: "NotEmpty" }), expect.objectContaining({ FieldName: "Email", ErrorCode: "Email" })]) },
 		});
 		expect(reply.result.ResponseStatus.StackTrace).toBeFalsy();
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 
 		const raw = await postSoap(plaza, envelope(`<FindUser xmlns="${TYPES}"><Id>not-a-guid</Id></FindUser>`), asAdmin);
 		expect(raw.status).toBe(200);

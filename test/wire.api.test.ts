@@ -39,11 +39,11 @@ describe("the wire format through the gateway", () => {
 	});
 
 	test("a malformed date is a 400 field error and writes nothing", async () => {
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const reply = await plaza.admin<ErrorBody>("POST", "/Users", { FirstName: "Bad", LastName: "Date", CreatedTime: "yesterday" });
 		expect(reply.status).toBe(400);
 		expect(reply.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: "CreatedTime" })]);
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
 	test("GUIDs are accepted in the N, D and B forms, in any case", async () => {
@@ -89,12 +89,12 @@ describe("the wire format through the gateway", () => {
 	});
 
 	test("a JSONP callback name outside [A-Za-z0-9_.$] is a 400 and nothing runs", async () => {
-		const before = await plaza.store("users").count({});
+		const before = await plaza.count("users", "users");
 		const reply = await plaza.http<ErrorBody>("POST", "/Users?callback=alert(1)//", { FirstName: "X", LastName: "Y" }, { Authorization: "Bearer test-admin-key" });
 		expect(reply.status).toBe(400);
 		expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
 		expect(reply.body.ResponseStatus.Errors[0]).toMatchObject({ ErrorCode: "InvalidValue", FieldName: "callback" });
-		expect(await plaza.store("users").count({})).toBe(before);
+		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
 	test("routes and operation names match whatever their case", async () => {

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { storeMixin, StoreMethods } from "../../shared/persistence/store.mixin";
-import { Doc } from "../../shared/persistence/store";
+import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, callerOf, SessionMeta } from "../../shared/caller";
+import { SessionsRepository } from "./sessions.repository";
+import { sessionsMigrations } from "./sessions.schema";
+import { sessionsLegacy } from "./sessions.legacy";
 
 interface AuthInput {
 	provider?: string;
@@ -19,7 +21,7 @@ interface SessionsMethods {
 	signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller): Promise<Record<string, unknown>>;
 }
 
-interface SessionsVars extends StoreMethods {
+interface SessionsVars extends WithRepository<SessionsRepository> {
 	purgeTimer?: NodeJS.Timeout;
 }
 
@@ -31,14 +33,15 @@ const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
 
 /**
  * Sessions: sign-in, the current session, sign-out, and what a session token stands for. Tokens are
- * 192 random bits; the store keeps only their SHA-256, so a copy of it opens no session.
+ * 192 random bits; the store keeps only their SHA-256, so a copy of it opens no session. Sessions
+ * are a domain of their own ("sessions": its own SQLite file, its own migrations) beside users.
  */
 export function sessionsService(config: PlazaConfig): ServiceSchema {
 	const ttlMs = (persistent: boolean) => 1000 * (persistent ? config.auth.rememberMeTtlSeconds : config.auth.sessionTtlSeconds);
 
 	const schema: ServiceSchema<ServiceSettingSchema, SessionsMethods, SessionsVars> = {
 		name: "sessions",
-		mixins: [storeMixin(config.store, "sessions", [{ field: "ExpiresAt" }])],
+		mixins: [repositoryMixin(config.store, { domain: "sessions", migrations: sessionsMigrations, create: db => new SessionsRepository(db), legacy: sessionsLegacy })],
 
 		actions: {
 			async authenticate(this: SessionsThis, ctx: Context<AuthInput, SessionMeta & CallerMeta>) {
@@ -50,7 +53,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 						if (!caller?.userId) throw failures.unauthorized();
 						return { UserId: caller.userId, UserName: caller.userName, DisplayName: caller.displayName };
 					case "logout":
-						if (caller?.sessionKey) await this.adapter.removeById(caller.sessionKey);
+						if (caller?.sessionKey) await this.repo.remove(caller.sessionKey);
 						ctx.meta.session = { end: true };
 						return {};
 					case "credentials": {
@@ -83,15 +86,15 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<Caller | null> {
 					const key = keyOf(ctx.params.token);
-					const doc = await this.adapter.findById(key);
+					const session = await this.repo.find(key);
 					const now = Date.now();
-					if (!doc) return null;
-					if (Number(doc.ExpiresAt) <= now) {
-						await this.adapter.removeById(key);
+					if (!session) return null;
+					if (session.ExpiresTime <= now) {
+						await this.repo.remove(key);
 						return null;
 					}
-					if (Number(doc.SlidAt) + slideEvery(Number(doc.TtlMs)) <= now) await this.adapter.updateById(key, { $set: { ExpiresAt: now + Number(doc.TtlMs), SlidAt: now } });
-					return { userId: String(doc.UserId), userName: String(doc.UserName), displayName: String(doc.DisplayName ?? ""), roles: doc.Roles as string[], sessionKey: key };
+					if (session.SlidTime + slideEvery(session.TtlMs) <= now) await this.repo.slide(key, now);
+					return { userId: session.UserId, userName: session.UserName, displayName: session.DisplayName ?? "", roles: session.Roles, sessionKey: key };
 				},
 			},
 		},
@@ -101,8 +104,18 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				const token = randomBytes(24).toString("base64url");
 				const now = Date.now();
 				const ttl = ttlMs(persistent);
-				const doc: Doc = { _id: keyOf(token), UserId: user.userId, UserName: user.userName, DisplayName: user.displayName, Roles: user.roles, Persistent: persistent, TtlMs: ttl, CreatedTime: now, SlidAt: now, ExpiresAt: now + ttl };
-				await this.adapter.insert(doc);
+				await this.repo.open({
+					Id: keyOf(token),
+					UserId: String(user.userId),
+					UserName: user.userName ?? "",
+					DisplayName: user.displayName,
+					Roles: user.roles,
+					Persistent: persistent,
+					TtlMs: ttl,
+					CreatedTime: now,
+					SlidTime: now,
+					ExpiresTime: now + ttl,
+				});
 				ctx.meta.session = { open: { token, persistent, ttlSeconds: ttl / 1000 } };
 				return token;
 			},
@@ -115,7 +128,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 
 		started(this: SessionsThis) {
 			this.purgeTimer = setInterval(() => {
-				this.adapter.removeMany({ ExpiresAt: { $lte: Date.now() } }).catch(err => this.logger.warn("Purging expired sessions failed:", err));
+				this.repo.removeExpired(Date.now()).catch(err => this.logger.warn("Purging expired sessions failed:", err));
 			}, purgeEveryMs);
 			this.purgeTimer.unref();
 		},

@@ -1,0 +1,32 @@
+import { Migration } from "../../shared/persistence/sql/migrations";
+
+/**
+ * The users domain's table: one row per user, its profile in columns (so that an update is one
+ * statement and other services' name look-ups read columns, not documents), its case-folded user
+ * name and e-mail address unique, and its credentials (never selected with the profile).
+ */
+export const usersMigrations: Migration[] = [
+	{
+		version: 1,
+		description: "users",
+		statements: () => [
+			`CREATE TABLE users (
+				id TEXT PRIMARY KEY,
+				user_name TEXT, user_name_key TEXT,
+				email TEXT, email_key TEXT,
+				display_name TEXT,
+				first_name TEXT, middle_name TEXT, last_name TEXT, suffix TEXT, about_me TEXT, job_title TEXT,
+				company_name TEXT, company_address TEXT, company_city TEXT, company_state_province TEXT, company_postal_code TEXT, company_country TEXT,
+				time_zone TEXT, experiences TEXT, certifications TEXT, interests TEXT, default_venue_id TEXT,
+				password_hash TEXT, digest_ha1 TEXT, roles TEXT,
+				cloaked INTEGER NOT NULL DEFAULT 0,
+				created_time BIGINT NOT NULL, updated_time BIGINT NOT NULL
+			)`,
+			// Both engines let several rows leave a unique column NULL (a user without e-mail address).
+			"CREATE UNIQUE INDEX users_user_name_key ON users (user_name_key)",
+			"CREATE UNIQUE INDEX users_email_key ON users (email_key)",
+			// AllUsers in creation order; cloaked in the index so hidden users are skipped without reading rows.
+			"CREATE INDEX users_by_created ON users (created_time, id, cloaked)",
+		],
+	},
+];
