@@ -43,13 +43,13 @@ describe("posts, recipients, tags and comments", () => {
 	});
 
 	test("posting as someone else is 403; bad recipients are a 400; nothing is written", async () => {
-		const before = await plaza.store("posts").count({});
+		const before = await plaza.count("posts", "posts");
 		expect((await reader.http("POST", "/Posts", { AuthorId: author.userId, Content: "Forged" })).status).toBe(403);
 		const bad = await author.http<ErrorBody>("POST", "/Posts", { AuthorId: author.userId, Content: "To nobody", RecipientIds: ["0f8fad5bd9cb469fa16570867728950e"] });
 		expect(bad.status).toBe(400);
 		expect(bad.body.ResponseStatus.Errors[0].FieldName).toBe("RecipientIds");
 		expect((await author.http("POST", "/Posts", { AuthorId: author.userId })).status).toBe(400);
-		expect(await plaza.store("posts").count({})).toBe(before);
+		expect(await plaza.count("posts", "posts")).toBe(before);
 	});
 
 	test("comments come back in ascending ContentCreatedTime, also when created out of order, by both routes", async () => {
@@ -96,6 +96,20 @@ describe("posts, recipients, tags and comments", () => {
 		expect((found.body.Activities as Records).map(a => a.Message)).toEqual(["Tagged News", "Rea Der was added"]);
 		expect((found.body.Tags as Records).map(t => t.Value)).toEqual(["News"]);
 	});
+
+	test("a post carries its latest 20 activities; PostActivities pages through all of them, by Offset and by AfterId", async () => {
+		const post = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "Busy" })).body;
+		for (let i = 0; i < 25; i++) expect((await author.http("POST", `/Posts/${post.Id}/Tags`, { Value: `t${i}` })).status).toBe(200);
+		const found = await reader.http("GET", `/Posts/${post.Id}`);
+		expect((found.body.Activities as Records).map(a => a.Message)).toEqual(Array.from({ length: 20 }, (_, i) => `Tagged t${i + 5}`));
+		const all = await reader.http<Records>("GET", `/Posts/${post.Id}/Activities?Limit=100`);
+		expect(all.body.map(a => a.Message)).toEqual(Array.from({ length: 25 }, (_, i) => `Tagged t${i}`));
+		expect(all.body[0]).toMatchObject({ PostId: post.Id, Message: "Tagged t0" });
+		const second = await reader.http<Records>("GET", `/Posts/${post.Id}/Activities?Offset=10&Limit=10`);
+		const afterCursor = await reader.http<Records>("POST", "/json/reply/PostActivities", { PostId: post.Id, AfterId: all.body[9].Id, Limit: 10 });
+		expect(afterCursor.text).toBe(second.text);
+		expect((await reader.http<ErrorBody>("GET", `/Posts/${post.Id}/Activities?AfterId=0f8fad5bd9cb469fa16570867728950e`)).status).toBe(400);
+	});
 });
 
 describe("private posts exist only for their audience", () => {
@@ -132,7 +146,7 @@ describe("private posts exist only for their audience", () => {
 	});
 
 	test("for anyone else it does not exist: 404 on find, absent from search, comments and recipients refused", async () => {
-		const commentsBefore = await plaza.store("comments").count({});
+		const commentsBefore = await plaza.count("posts", "comments");
 		const find = await outsider.http<ErrorBody>("GET", `/Posts/${postId}`);
 		expect(find.status).toBe(404);
 		expect(find.body.ResponseStatus.ErrorCode).toBe("NotFound");
@@ -142,8 +156,9 @@ describe("private posts exist only for their audience", () => {
 		expect((await outsider.http("GET", `/Comments/${commentId}`)).status).toBe(404);
 		expect((await outsider.http("GET", `/Posts/${postId}/Comments`)).status).toBe(404);
 		expect((await outsider.http("GET", `/Posts/${postId}/Recipients`)).status).toBe(404);
+		expect((await outsider.http("GET", `/Posts/${postId}/Activities`)).status).toBe(404);
 		expect((await outsider.http("POST", `/Posts/${postId}/Tags`, { Value: "x" })).status).toBe(404);
-		expect(await plaza.store("comments").count({})).toBe(commentsBefore);
+		expect(await plaza.count("posts", "comments")).toBe(commentsBefore);
 	});
 
 	test("joining a recipient network opens the post", async () => {

@@ -1,23 +1,11 @@
 import { Context } from "moleculer";
-import { Doc } from "../../shared/persistence/store";
-import { toRecord } from "../../shared/persistence/documents";
 import { displayName, Profile, profilesOf } from "../../shared/profiles";
 import { readCall } from "../../shared/calls";
-
-/** How many comments a post embeds when it comes in a list; PostComments pages through all. */
-export const embeddedComments = 100;
+import { ActivityRow, CommentRow, NewRecipient, ParticipantType, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
 
 interface NetworkRecord {
 	Id: string;
 	Name?: string;
-}
-
-/** A recipient as stored on its post: "User:<id>" or "Network:<id>". */
-export const recipientKey = (type: string, id: string) => `${type}:${id}`;
-
-export function parseRecipientKey(key: string): { type: string; id: string } {
-	const [type, id] = key.split(":");
-	return { type, id };
 }
 
 /**
@@ -39,62 +27,70 @@ export class Names {
 		return new Names(users, new Map(networks.map(n => [n.Id, n])));
 	}
 
-	/** The names a page of posts (and their comments) needs. */
-	static forPosts(ctx: Context, posts: Doc[], comments: Doc[]): Promise<Names> {
-		const recipients = posts.flatMap(p => ((p.Recipients as string[]) ?? []).map(parseRecipientKey));
-		const contexts = posts.map(p => String(p.ContextId ?? ""));
+	/** The names a page of posts (and what they embed) needs. */
+	static forPosts(ctx: Context, posts: PostRow[], parts: PostParts): Promise<Names> {
+		const recipients = [...parts.recipients.values()].flat();
+		const comments = [...parts.comments.values()].flat();
+		const contexts = posts.map(p => p.ContextId ?? "");
 		return Names.of(
 			ctx,
-			[...posts.map(p => String(p.AuthorId)), ...comments.map(c => String(c.AuthorId)), ...recipients.filter(r => r.type === "User").map(r => r.id), ...contexts],
-			[...recipients.filter(r => r.type === "Network").map(r => r.id), ...contexts],
+			[...posts.map(p => p.AuthorId), ...comments.map(c => c.AuthorId), ...recipients.filter(r => r.ParticipantType === "User").map(r => r.RecipientId), ...contexts],
+			[...recipients.filter(r => r.ParticipantType === "Network").map(r => r.RecipientId), ...contexts],
 		);
 	}
 
-	user(id: unknown): Profile | undefined {
-		return this.users.get(String(id));
+	user(id: string | undefined): Profile | undefined {
+		return id === undefined ? undefined : this.users.get(id);
 	}
 
-	network(id: unknown): NetworkRecord | undefined {
-		return this.networks.get(String(id));
+	network(id: string | undefined): NetworkRecord | undefined {
+		return id === undefined ? undefined : this.networks.get(id);
 	}
 
-	/** "User:<id>" or "Network:<id>", whichever the id is, or undefined when it is neither. */
-	recipientKey(id: string): string | undefined {
-		if (this.users.has(id)) return recipientKey("User", id);
-		if (this.networks.has(id)) return recipientKey("Network", id);
+	/** The recipient an id names (a user or a network), or undefined when it is neither. */
+	recipientOf(id: string): NewRecipient | undefined {
+		if (this.users.has(id)) return { id, type: "User" };
+		if (this.networks.has(id)) return { id, type: "Network" };
 		return undefined;
 	}
 
-	recipient(key: string): Record<string, unknown> {
-		const { type, id } = parseRecipientKey(key);
+	/** A Recipient record (SPEC.md §2.6). */
+	recipient(type: ParticipantType | string, id: string): Record<string, unknown> {
 		if (type === "Network") return { Id: id, ParticipantType: type, DisplayName: this.network(id)?.Name };
 		const user = this.user(id);
 		return { Id: id, ParticipantType: type, DisplayName: displayName(user), TagLine: user?.JobTitle, DefaultVenueId: user?.DefaultVenueId };
 	}
 
-	comment(doc: Doc): Record<string, unknown> {
-		const author = this.user(doc.AuthorId);
-		return { ...toRecord(doc), AuthorType: "User", AuthorDisplayName: displayName(author), AuthorTagline: author?.JobTitle };
+	/** A Comment record (SPEC.md §2.7). */
+	comment(row: CommentRow): Record<string, unknown> {
+		const author = this.user(row.AuthorId);
+		return { ...row, AuthorType: "User", AuthorDisplayName: displayName(author), AuthorTagline: author?.JobTitle };
 	}
 
-	post(doc: Doc, comments: Doc[]): Record<string, unknown> {
-		const author = this.user(doc.AuthorId);
-		const contextUser = this.user(doc.ContextId);
-		const contextNetwork = this.network(doc.ContextId);
-		const tags = (doc.Tags as Array<Record<string, unknown>>) ?? [];
+	/** A Post record (SPEC.md §2.5) with what it embeds. */
+	post(row: PostRow, tags: TagRow[], recipients: RecipientRow[], activities: ActivityRow[], comments: CommentRow[]): Record<string, unknown> {
+		const author = this.user(row.AuthorId);
+		const contextUser = this.user(row.ContextId);
+		const contextNetwork = this.network(row.ContextId);
 		return {
-			...toRecord(doc),
+			...row,
 			AuthorType: "User",
 			AuthorDisplayName: displayName(author),
 			AuthorTagline: author?.JobTitle,
 			ContextOwnerType: contextUser ? "User" : contextNetwork ? "Network" : undefined,
 			ContextOwnerDisplayName: contextUser ? displayName(contextUser) : contextNetwork?.Name,
 			ContextOwnerTagLine: contextUser?.JobTitle,
-			Recipients: ((doc.Recipients as string[]) ?? []).map(key => this.recipient(key)),
+			Recipients: recipients.map(r => this.recipient(r.ParticipantType, r.RecipientId)),
 			Comments: comments.map(c => this.comment(c)),
-			Tags: tags.map(t => ({ ...t, PostId: doc._id })),
+			Tags: tags,
 			PostTags: tags.map(t => ({ Id: t.Id, TagTypeId: t.TagType, Name: t.Value })),
-			Activities: ((doc.Activities as Array<Record<string, unknown>>) ?? []).map(a => ({ ...a, PostId: doc._id })),
+			Activities: activities,
 		};
+	}
+
+	/** Post records for rows and what they embed. */
+	posts(rows: PostRow[], parts: PostParts): Record<string, unknown>[] {
+		const of = <T>(map: Map<string, T[]>, id: string) => map.get(id) ?? [];
+		return rows.map(row => this.post(row, of(parts.tags, row.Id), of(parts.recipients, row.Id), of(parts.activities, row.Id), of(parts.comments, row.Id)));
 	}
 }

@@ -1,83 +1,71 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { pageOf } from "../../shared/persistence/documents";
-import { Doc, Query } from "../../shared/persistence/store";
+import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
-import { displayName, profilesOf } from "../../shared/profiles";
-import { canSee, unexpired, Viewer, viewerOf, visibleTo } from "./visibility";
-import { embeddedComments, Names, parseRecipientKey } from "./post-records";
+import { displayName } from "../../shared/profiles";
 import { readCall } from "../../shared/calls";
+import { Viewer, viewerOf } from "./visibility";
+import { Names } from "./post-records";
+import { PostsRepository } from "./posts.repository";
+import { postsMigrations } from "./posts.schema";
+import { postsLegacy } from "./posts.legacy";
+import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 
-type Page = { Offset: number; Limit: number };
-type PostsStores = CollectionsMethods<"posts" | "comments">;
-type PostsThis = Service & PostsStores & PostsMethods;
+type PostsThis = Service & WithRepository<PostsRepository> & PostsMethods;
 
 interface CreatePostInput {
 	AuthorId: string;
 	Content: string;
 	IsPrivate: boolean;
+	ContextId?: string;
+	AuthorVenueId?: string;
+	MessageType: number;
 	ExpirationDate?: number;
+	Url?: string;
+	ContentKey?: string;
+	ContentParameters?: string;
 	RecipientIds?: string[];
 	Tags?: string[];
-	[field: string]: unknown;
 }
 
 interface PostsMethods {
-	visiblePost(ctx: Context, id: string, viewer?: Viewer): Promise<{ post: Doc; viewer: Viewer }>;
-	authoredPost(ctx: Context, id: string): Promise<Doc>;
-	postRecords(ctx: Context, docs: Doc[]): Promise<Record<string, unknown>[]>;
-	addRecipient(ctx: Context, postId: string, type: string, id: string): Promise<Record<string, unknown>>;
-	recipientKeys(ctx: Context, ids: string[]): Promise<string[]>;
-	activity(postId: string, message: string): Promise<void>;
+	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Viewer }>;
+	authoredPost(ctx: Context, id: string): Promise<PostRow>;
+	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
+	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
 }
 
-/** Latest first, the id breaking ties, so pages never overlap or skip. */
-const newestFirst = ["-CreatedTime", "-_id"];
-/** Comments read oldest content first (SPEC.md §4.2 CreateComment). */
-const conversationOrder = ["ContentCreatedTime", "_id"];
-const noExpiry = Number.MAX_SAFE_INTEGER;
-
 /**
- * Posts with their recipients, tags and activities (kept on the post document, so each change is
- * one atomic update), and comments in a collection of their own. Private posts exist only for
- * their audience, in every read.
+ * Posts with their recipients, tags and activities (rows of their own, keyed so that an addition
+ * happens once), and comments. Private posts exist only for their audience, in every read: the
+ * queries themselves decide what a reader may see.
  */
 export function postsService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, PostsMethods, PostsStores> = {
+	const schema: ServiceSchema<ServiceSettingSchema, PostsMethods, WithRepository<PostsRepository>> = {
 		name: "posts",
-		mixins: [
-			collectionsMixin(config.store, {
-				posts: [{ field: "TagNames" }, { field: "AuthorId" }, { field: "ContextId" }, { field: "Audience" }, { field: "CreatedTime" }],
-				comments: [{ field: "PostId" }],
-			}),
-		],
+		mixins: [repositoryMixin(config.store, { domain: "posts", migrations: postsMigrations, create: db => new PostsRepository(db), legacy: postsLegacy })],
 
 		actions: {
 			async create(this: PostsThis, ctx: Context<CreatePostInput>) {
-				const { RecipientIds = [], Tags = [], ExpirationDate, ...fields } = ctx.params;
-				const recipients = await this.recipientKeys(ctx, RecipientIds);
+				const { RecipientIds = [], Tags = [], ...fields } = ctx.params;
+				const context = fields.ContextId ? [fields.ContextId] : [];
+				// One round of names: the recipients' kinds, and what the record shows of author and context.
+				const names = await Names.of(ctx, [fields.AuthorId, ...context, ...RecipientIds], [...context, ...RecipientIds]);
+				const recipients = [...new Set(RecipientIds)].map(id => {
+					const recipient = names.recipientOf(id);
+					if (!recipient) throw failures.field("RecipientIds", "InvalidValue", `${id} is neither a user nor a network`);
+					return recipient;
+				});
 				const now = Date.now();
-				const tags = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
-				const doc: Doc = {
-					_id: newGuid(),
-					...fields,
-					ExpirationDate,
-					ExpiresAt: ExpirationDate ?? noExpiry,
-					AuthorType: "User",
-					Recipients: recipients,
-					Audience: recipients.map(key => parseRecipientKey(key).id),
-					Tags: tags.map(Value => ({ Id: newGuid(), TagType: 0, Value, CreatedTime: now, UpdatedTime: now })),
-					TagNames: tags.map(t => t.toLowerCase()),
-					Activities: [],
-					CreatedTime: now,
-					UpdatedTime: now,
-					ContentCreatedTime: now,
-					ContentUpdatedTime: now,
-				};
-				await this.stores.posts.insert(doc);
-				return (await this.postRecords(ctx, [doc]))[0];
+				const post: PostRow = { Id: newGuid(), ...fields, CreatedTime: now, UpdatedTime: now, ContentCreatedTime: now, ContentUpdatedTime: now };
+				// Tags are unique per post whatever their case; the first spelling wins.
+				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
+				const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
+				await this.repo.createPost(post, tags, recipients);
+				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
+				return names.post(post, tags, recipientRows, [], []);
 			},
 
 			async find(this: PostsThis, ctx: Context<{ Id: string }>) {
@@ -85,7 +73,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return (await this.postRecords(ctx, [post]))[0];
 			},
 
-			async addRecipient(this: PostsThis, ctx: Context<{ PostId: string; RecipientId: string; ParticipantType: string }>) {
+			async addRecipient(this: PostsThis, ctx: Context<{ PostId: string; RecipientId: string; ParticipantType: ParticipantType }>) {
 				return this.addRecipient(ctx, ctx.params.PostId, ctx.params.ParticipantType, ctx.params.RecipientId);
 			},
 
@@ -95,55 +83,40 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			async recipients(this: PostsThis, ctx: Context<{ Id: string } & Page>) {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
-				const keys = ((post.Recipients as string[]) ?? []).slice(ctx.params.Offset, ctx.params.Offset + ctx.params.Limit);
-				const names = await Names.of(ctx, keys.map(k => parseRecipientKey(k).id), keys.map(k => parseRecipientKey(k).id));
-				return keys.map(key => names.recipient(key));
+				const rows = await this.repo.recipients(post.Id, ctx.params);
+				const of = (type: string) => rows.filter(r => r.ParticipantType === type).map(r => r.RecipientId);
+				const names = await Names.of(ctx, of("User"), of("Network"));
+				return rows.map(r => names.recipient(r.ParticipantType, r.RecipientId));
 			},
 
 			async addTag(this: PostsThis, ctx: Context<{ PostId: string; Value: string; TagType: number }>) {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
-				const existing = ((post.Tags as Array<Record<string, unknown>>) ?? []).find(t => String(t.Value).toLowerCase() === ctx.params.Value.toLowerCase());
-				if (existing) return { ...existing, PostId: post._id };
-				const now = Date.now();
-				const tag = { Id: newGuid(), TagType: ctx.params.TagType, Value: ctx.params.Value, CreatedTime: now, UpdatedTime: now };
-				await this.stores.posts.updateById(post._id, { $push: { Tags: tag }, $addToSet: { TagNames: ctx.params.Value.toLowerCase() }, $set: { UpdatedTime: now } });
-				await this.activity(post._id, `Tagged ${ctx.params.Value}`);
-				return { ...tag, PostId: post._id };
+				return (await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now())).row;
 			},
 
 			async searchByTag(this: PostsThis, ctx: Context<{ TagNames?: string; AuthorType?: string; ContextId?: string } & Page>) {
-				const names = (ctx.params.TagNames ?? "").split(",").map(t => t.trim().toLowerCase()).filter(Boolean);
-				const query: Query = { ...unexpired(), ...visibleTo(await viewerOf(ctx)) };
-				if (names.length) query.TagNames = { $in: names };
-				if (ctx.params.ContextId) query.ContextId = ctx.params.ContextId;
 				// Every post's author is a user today: another AuthorType matches nothing.
 				if (ctx.params.AuthorType && ctx.params.AuthorType.toLowerCase() !== "user") return [];
-				return this.postRecords(ctx, await pageOf(this.stores.posts, query, ctx.params, newestFirst));
+				const names = (ctx.params.TagNames ?? "").split(",").map(t => t.trim().toLowerCase()).filter(Boolean);
+				const posts = await this.repo.lists.searchByTag(await viewerOf(ctx), names, ctx.params.ContextId, ctx.params);
+				return this.postRecords(ctx, posts);
 			},
 
 			async feed(this: PostsThis, ctx: Context<{ UserId: string } & Page>) {
 				const me = ctx.params.UserId;
 				const { people, networks } = await readCall<{ people: string[]; networks: string[] }, { userId: string }>(ctx, "graph.audienceOf", { userId: me });
-				const query: Query = {
-					...unexpired(),
-					$or: [
-						{ AuthorId: me },
-						{ IsPrivate: false, AuthorId: { $in: people } },
-						{ IsPrivate: false, ContextId: { $in: [...networks, ...people] } },
-						{ Audience: { $in: [me, ...networks] } },
-					],
-				};
-				return this.postRecords(ctx, await pageOf(this.stores.posts, query, ctx.params, newestFirst));
+				return this.postRecords(ctx, await this.repo.lists.feed(me, people, networks, ctx.params));
 			},
 
 			async comment(this: PostsThis, ctx: Context<{ PostId: string; AuthorId: string; Content: string; CreatedTime?: number }>) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
-				const author = (await profilesOf(ctx, [ctx.params.AuthorId])).get(ctx.params.AuthorId);
+				const names = await Names.of(ctx, [ctx.params.AuthorId], []);
+				const author = names.user(ctx.params.AuthorId);
 				if (!author) throw failures.notFound(`User ${ctx.params.AuthorId}`);
 				const now = Date.now();
-				const doc: Doc = {
-					_id: newGuid(),
-					PostId: post._id,
+				const comment: CommentRow = {
+					Id: newGuid(),
+					PostId: post.Id,
 					ContextId: post.ContextId,
 					AuthorId: ctx.params.AuthorId,
 					AuthorVenueId: author.DefaultVenueId,
@@ -152,19 +125,29 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					CreatedTime: now,
 					UpdatedTime: now,
 				};
-				await this.stores.comments.insert(doc);
-				await this.activity(post._id, `${displayName(author) ?? "Someone"} commented`);
-				const names = await Names.of(ctx, [ctx.params.AuthorId], []);
-				return names.comment(doc);
+				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
+				return names.comment(comment);
 			},
 
 			async findComment(this: PostsThis, ctx: Context<{ Id: string }>) {
-				const doc = await this.stores.comments.findById(ctx.params.Id);
-				if (!doc) throw failures.notFound(`Comment ${ctx.params.Id}`);
-				await this.visiblePost(ctx, String(doc.PostId)).catch(() => {
+				const comment = await this.repo.findComment(ctx.params.Id);
+				if (!comment) throw failures.notFound(`Comment ${ctx.params.Id}`);
+				await this.visiblePost(ctx, comment.PostId).catch(() => {
 					throw failures.notFound(`Comment ${ctx.params.Id}`);
 				});
-				return (await Names.of(ctx, [String(doc.AuthorId)], [])).comment(doc);
+				return (await Names.of(ctx, [comment.AuthorId], [])).comment(comment);
+			},
+
+			async comments(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
+				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
+				const rows = await this.repo.comments(post.Id, ctx.params);
+				const names = await Names.of(ctx, rows.map(c => c.AuthorId), []);
+				return rows.map(c => names.comment(c));
+			},
+
+			async activities(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
+				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
+				return this.repo.activities(post.Id, ctx.params);
 			},
 
 			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
@@ -189,26 +172,17 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			visibleAmong: {
 				visibility: "public",
 				async handler(this: PostsThis, ctx: Context<{ postIds: string[] }>) {
-					const viewer = await viewerOf(ctx);
-					return (await this.stores.posts.findByIds(ctx.params.postIds)).filter(p => canSee(viewer, p)).map(p => p._id);
+					return this.repo.visibleAmong(ctx.params.postIds, await viewerOf(ctx));
 				},
-			},
-
-			async comments(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
-				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
-				const docs = await pageOf(this.stores.comments, { PostId: post._id }, ctx.params, conversationOrder);
-				const names = await Names.of(ctx, docs.map(d => String(d.AuthorId)), []);
-				return docs.map(d => names.comment(d));
 			},
 		},
 
 		methods: {
 			/** The post, if the caller may see it; a private post the caller may not see does not exist (404). */
-			async visiblePost(this: PostsThis, ctx: Context, id: string, known?: Viewer) {
-				const post = await this.stores.posts.findById(id);
+			async visiblePost(this: PostsThis, ctx: Context, id: string) {
+				const viewer = await viewerOf(ctx);
+				const post = await this.repo.visiblePost(id, viewer);
 				if (!post) throw failures.notFound(`Post ${id}`);
-				const viewer = known ?? (await viewerOf(ctx));
-				if (!canSee(viewer, post)) throw failures.notFound(`Post ${id}`);
 				return { post, viewer };
 			},
 
@@ -219,48 +193,22 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return post;
 			},
 
-			/** Post records for a page of posts: one query for their comments and one round of names. */
-			async postRecords(this: PostsThis, ctx: Context, docs: Doc[]) {
-				if (docs.length === 0) return [];
-				const comments = await this.stores.comments.find({ query: { PostId: { $in: docs.map(d => d._id) } }, sort: conversationOrder });
-				const byPost = new Map<string, Doc[]>();
-				for (const c of comments) {
-					const list = byPost.get(String(c.PostId)) ?? [];
-					if (list.length < embeddedComments) list.push(c);
-					byPost.set(String(c.PostId), list);
-				}
-				const names = await Names.forPosts(ctx, docs, comments);
-				return docs.map(d => names.post(d, byPost.get(d._id) ?? []));
+			/** Post records for a page of posts: one query per embedded kind and one round of names. */
+			async postRecords(this: PostsThis, ctx: Context, posts: PostRow[]) {
+				if (posts.length === 0) return [];
+				const parts = await this.repo.parts(posts.map(p => p.Id));
+				return (await Names.forPosts(ctx, posts, parts)).posts(posts, parts);
 			},
 
-			async addRecipient(this: PostsThis, ctx: Context, postId: string, type: string, id: string) {
+			async addRecipient(this: PostsThis, ctx: Context, postId: string, type: ParticipantType, id: string) {
 				const post = await this.authoredPost(ctx, postId);
 				const names = await Names.of(ctx, [id], [id]);
-				const key = names.recipientKey(id);
-				if (!key || parseRecipientKey(key).type !== type) throw failures.notFound(`${type} ${id}`);
-				const recipient = names.recipient(key);
-				// A recipient added twice stays one: $addToSet is idempotent, and the activity is written once.
-				if (!((post.Audience as string[]) ?? []).includes(id)) {
-					await this.stores.posts.updateById(post._id, { $addToSet: { Recipients: key, Audience: id }, $set: { UpdatedTime: Date.now() } });
-					await this.activity(post._id, `${String(recipient.DisplayName ?? "A recipient")} was added`);
-				}
-				return recipient;
-			},
-
-			/** "User:<id>" or "Network:<id>" for each id, or a 400 naming RecipientIds when one is neither. */
-			async recipientKeys(this: PostsThis, ctx: Context, ids: string[]) {
-				if (ids.length === 0) return [];
-				const names = await Names.of(ctx, ids, ids);
-				return [...new Set(ids)].map(id => {
-					const key = names.recipientKey(id);
-					if (!key) throw failures.field("RecipientIds", "InvalidValue", `${id} is neither a user nor a network`);
-					return key;
-				});
-			},
-
-			async activity(this: PostsThis, postId: string, message: string) {
-				const now = Date.now();
-				await this.stores.posts.updateById(postId, { $push: { Activities: { Id: newGuid(), Message: message, CreatedTime: now } }, $set: { UpdatedTime: now } });
+				const recipient: NewRecipient | undefined = names.recipientOf(id);
+				if (!recipient || recipient.type !== type) throw failures.notFound(`${type} ${id}`);
+				const record = names.recipient(type, id);
+				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
+				await this.repo.addRecipient(post.Id, recipient, `${String(record.DisplayName ?? "A recipient")} was added`, Date.now());
+				return record;
 			},
 		},
 	};

@@ -1,7 +1,7 @@
 import { Operation, route } from "./operation";
 import { paging, requiredText, text } from "./fields";
 import { w } from "../wire/schema";
-import { Comment, Post, Recipient, Tag } from "../records/posts";
+import { Activity, Comment, Post, Recipient, Tag } from "../records/posts";
 
 const tagValue = () => w.string().trim().max(100);
 
@@ -31,7 +31,7 @@ export const postsOperations: Operation[] = [
 	},
 	{
 		name: "FindPost",
-		summary: "Retrieve one post with its recipients, comments (oldest first), tags and activities",
+		summary: "Retrieve one post with its recipients, first 100 comments (oldest first), tags and latest 20 activities",
 		action: "posts.find",
 		routes: [route("GET /Posts/:Id")],
 		request: w.object({ Id: w.guid().required() }),
@@ -128,6 +128,16 @@ export const postsOperations: Operation[] = [
 		routes: [route("GET /Posts/:PostId/Comments")],
 		request: w.object({ PostId: w.guid().required(), ...paging }),
 		response: w.array().items(Comment),
+		access: "user",
+		reads: true,
+	},
+	{
+		name: "PostActivities",
+		summary: "The activities of a post in the order they happened (a post record carries only its latest 20); AfterId is an activity's Id",
+		action: "posts.activities",
+		routes: [route("GET /Posts/:PostId/Activities")],
+		request: w.object({ PostId: w.guid().required(), ...paging }),
+		response: w.array().items(Activity),
 		access: "user",
 		reads: true,
 	},

@@ -1,0 +1,138 @@
+import { SqlDatabase } from "../../shared/persistence/sql/database";
+import { Anchor, anchorOf, Page } from "../../shared/persistence/sql/paging";
+import { PostRow, postColumns, postFromRow } from "./posts.rows";
+import { Params, Reader, reachOf, visibleSql } from "./posts.sql";
+
+/**
+ * One part of a list of posts that an index serves newest first: its rows are (post id, post
+ * created_time), and its own top (Offset + Limit) is read by walking that index and stopping. A list
+ * is the union of its parts, cut to the page: whatever the data's size, a page costs about
+ * (parts × page) index entries, never a scan of all posts.
+ */
+interface Part {
+	/** The table and its alias. */
+	from: string;
+	id: string;
+	time: string;
+	expiresAt: string;
+	/** The part's conditions (an equality on the index's leading columns, then residual ones). */
+	where: (params: Params) => string[];
+}
+
+const ofPosts = (where: Part["where"]): Part => ({ from: "posts p", id: "p.id", time: "p.created_time", expiresAt: "p.expires_at", where });
+const ofTags = (where: Part["where"]): Part => ({ from: "post_tags pt", id: "pt.post_id", time: "pt.post_created_time", expiresAt: "pt.post_expires_at", where });
+const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients pr", id: "pr.post_id", time: "pr.post_created_time", expiresAt: "pr.post_expires_at", where });
+
+/** SQLite allows 500 terms in a compound SELECT; a longer union is run in several statements and merged. */
+const partsPerStatement = 200;
+
+interface Window {
+	now: number;
+	anchor?: Anchor;
+	/** How many rows each part reads: Offset + Limit. */
+	take: number;
+}
+
+interface Hit {
+	id: string;
+	ts: number;
+}
+
+function partSql(part: Part, params: Params, window: Window): string {
+	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
+	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
+	return `SELECT ${part.id} AS id, ${part.time} AS ts FROM ${part.from} WHERE ${conditions.join(" AND ")} ORDER BY ${part.time} DESC, ${part.id} DESC LIMIT ${params.shared("take", window.take)}`;
+}
+
+/** UNION, not UNION ALL: a post in several parts (two of its tags, public and addressed to me) is listed once. */
+function unionSql(parts: Part[], params: Params, window: Window): string {
+	return parts.map((part, i) => `SELECT id, ts FROM (${partSql(part, params, window)}) AS part${i}`).join(" UNION ");
+}
+
+const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
+
+/** Feeds and searches: newest first, after an optional cursor, visible to their reader. */
+export class PostLists {
+	constructor(private readonly db: SqlDatabase) {}
+
+	/**
+	 * SearchPostsByTag: posts having any of `tags` (all posts when none), optionally in one context.
+	 * Per tag, its public posts from the tag index; the reader's own private posts, and the private
+	 * posts addressed to them or their networks, from the author and recipient indexes.
+	 */
+	async searchByTag(reader: Reader, tags: string[], contextId: string | undefined, page: Page): Promise<PostRow[]> {
+		const names = unique(tags);
+		const tagged = (postId: string) => (params: Params) => (names.length ? [`EXISTS (SELECT 1 FROM post_tags st WHERE st.post_id = ${postId} AND ${params.anyOf("st.name", "tags", names)})`] : []);
+		let parts: Part[];
+		if (contextId) {
+			// The context's posts, public then private, from the context index (a context is a network or a person: their posts, not all posts).
+			const inContext = (params: Params) => `p.context_id = ${params.shared("context", contextId)}`;
+			parts = [
+				ofPosts(params => [inContext(params), "p.is_private = 0", ...tagged("p.id")(params)]),
+				ofPosts(params => [inContext(params), "p.is_private = 1", ...tagged("p.id")(params), visibleSql(reader, params)]),
+			];
+		} else if (reader.admin) {
+			parts = names.length
+				? names.flatMap(name => [0, 1].map(privacy => ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`])))
+				: [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
+		} else {
+			parts = names.length ? names.map(name => ofTags(params => [`pt.name = ${params.add(name)}`, "pt.post_is_private = 0"])) : [ofPosts(() => ["p.is_private = 0"])];
+			const me = reader.userId;
+			if (me) parts.push(ofPosts(params => [`p.author_id = ${params.shared("me", me)}`, "p.is_private = 1", ...tagged("p.id")(params)]));
+			for (const id of unique(reachOf(reader))) parts.push(ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`, "pr.post_is_private = 1", ...tagged("pr.post_id")(params)]));
+		}
+		return this.page(parts, reader, page);
+	}
+
+	/**
+	 * UserFeed: one's own posts; the public posts of the people one follows or is connected to, and
+	 * of the contexts of one's networks and people; and the posts addressed to one or one's
+	 * networks. Each person, context and recipient is a part of its own, read from its index.
+	 */
+	async feed(userId: string, people: string[], networks: string[], page: Page): Promise<PostRow[]> {
+		const parts = [0, 1].map(privacy => ofPosts(params => [`p.author_id = ${params.shared("me", userId)}`, `p.is_private = ${privacy}`]));
+		for (const person of unique(people).filter(id => id !== userId)) parts.push(ofPosts(params => [`p.author_id = ${params.add(person)}`, "p.is_private = 0"]));
+		for (const context of unique([...networks, ...people])) parts.push(ofPosts(params => [`p.context_id = ${params.add(context)}`, "p.is_private = 0"]));
+		for (const id of unique([userId, ...networks])) parts.push(ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`]));
+		// Everything a feed lists is visible to its owner: the cursor must be a post they can see.
+		return this.page(parts, { userId, admin: false, networks }, page);
+	}
+
+	/** The page of the union of `parts`: one statement when the union is short enough, else merged in order. */
+	private async page(parts: Part[], reader: Reader, page: Page): Promise<PostRow[]> {
+		if (page.Limit === 0 || parts.length === 0) return [];
+		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
+		if (parts.length <= partsPerStatement) {
+			const params = new Params(this.db.dialect);
+			const union = unionSql(parts, params, window);
+			const sql = `SELECT ${postColumns} FROM (SELECT id, ts FROM (${union}) AS u ORDER BY ts DESC, id DESC LIMIT ${params.add(page.Limit)} OFFSET ${params.add(page.Offset)}) AS hit
+				JOIN posts p ON p.id = hit.id ORDER BY p.created_time DESC, p.id DESC`;
+			return (await this.db.all(sql, params.values)).map(postFromRow);
+		}
+		const hits = new Map<string, Hit>();
+		for (let i = 0; i < parts.length; i += partsPerStatement) {
+			const params = new Params(this.db.dialect);
+			const union = unionSql(parts.slice(i, i + partsPerStatement), params, window);
+			for (const hit of await this.db.all<Hit>(`SELECT id, ts FROM (${union}) AS u ORDER BY ts DESC, id DESC LIMIT ${params.add(window.take)}`, params.values)) {
+				hits.set(hit.id, { id: hit.id, ts: Number(hit.ts) });
+			}
+		}
+		const ids = [...hits.values()]
+			.sort((a, b) => b.ts - a.ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+			.slice(page.Offset, window.take)
+			.map(hit => hit.id);
+		if (ids.length === 0) return [];
+		const rows = (await this.db.all(`SELECT ${postColumns} FROM posts p WHERE ${this.db.dialect.anyOf("p.id", "$1")}`, [this.db.dialect.listParam(ids)])).map(postFromRow);
+		const byId = new Map(rows.map(row => [row.Id, row]));
+		return ids.flatMap(id => (byId.has(id) ? [byId.get(id)!] : []));
+	}
+
+	/** Where a cursor resumes: a post the reader may see (else a 400 on AfterId, as for a post that does not exist). */
+	private async anchor(reader: Reader, page: Page): Promise<Anchor | undefined> {
+		if (!page.AfterId) return undefined;
+		const params = new Params(this.db.dialect);
+		params.add(page.AfterId);
+		const visible = visibleSql(reader, params);
+		return anchorOf(this.db, page, `SELECT p.created_time AS time, p.id AS id FROM posts p WHERE p.id = $1 AND ${visible}`, params.values.slice(1));
+	}
+}

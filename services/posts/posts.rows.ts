@@ -1,0 +1,105 @@
+import { fromJson, present } from "../../shared/persistence/sql/rows";
+
+/** A post's own fields, as its record names them. */
+export interface PostRow {
+	Id: string;
+	AuthorId: string;
+	IsPrivate: boolean;
+	ContextId?: string;
+	AuthorVenueId?: string;
+	Content: string;
+	MessageType: number;
+	ExpirationDate?: number;
+	Url?: string;
+	ContentKey?: string;
+	ContentParameters?: string;
+	CreatedTime: number;
+	UpdatedTime: number;
+	ContentCreatedTime: number;
+	ContentUpdatedTime: number;
+}
+
+export interface TagRow {
+	Id: string;
+	PostId: string;
+	TagType: number;
+	Value: string;
+	CreatedTime: number;
+	UpdatedTime: number;
+}
+
+export type ParticipantType = "User" | "Network";
+
+/** A recipient to add: a user or a network, by id. */
+export interface NewRecipient {
+	id: string;
+	type: ParticipantType;
+}
+
+export interface RecipientRow {
+	PostId: string;
+	RecipientId: string;
+	ParticipantType: ParticipantType;
+	CreatedTime: number;
+}
+
+export interface ActivityRow {
+	Id: string;
+	PostId: string;
+	Message: string;
+	CreatedTime: number;
+}
+
+export interface CommentRow {
+	Id: string;
+	PostId: string;
+	ContextId?: string;
+	AuthorId: string;
+	AuthorVenueId?: string;
+	Content: string;
+	ContentCreatedTime: number;
+	CreatedTime: number;
+	UpdatedTime: number;
+}
+
+/** What a page of posts embeds, by post id. */
+export interface PostParts {
+	tags: Map<string, TagRow[]>;
+	recipients: Map<string, RecipientRow[]>;
+	activities: Map<string, ActivityRow[]>;
+	comments: Map<string, CommentRow[]>;
+}
+
+/** Posts past their ExpirationDate are no longer listed; "no expiry" is stored as the largest number. */
+export const noExpiry = Number.MAX_SAFE_INTEGER;
+
+/** The free-form fields kept as JSON in posts.details. */
+export const detailFields = ["Url", "ContentKey", "ContentParameters"] as const;
+
+/** The columns of a post (table alias `p`), named as its record's fields. */
+export const postColumns = `p.id AS "Id", p.author_id AS "AuthorId", p.is_private AS "IsPrivate", p.context_id AS "ContextId", p.author_venue_id AS "AuthorVenueId",
+	p.content AS "Content", p.message_type AS "MessageType", p.expiration_date AS "ExpirationDate", p.created_time AS "CreatedTime", p.updated_time AS "UpdatedTime",
+	p.content_created_time AS "ContentCreatedTime", p.content_updated_time AS "ContentUpdatedTime", p.details AS "Details"`;
+
+export const tagColumns = `id AS "Id", post_id AS "PostId", tag_type AS "TagType", value AS "Value", created_time AS "CreatedTime", updated_time AS "UpdatedTime"`;
+export const recipientColumns = `post_id AS "PostId", recipient_id AS "RecipientId", participant_type AS "ParticipantType", created_time AS "CreatedTime"`;
+export const activityColumns = `id AS "Id", post_id AS "PostId", message AS "Message", created_time AS "CreatedTime"`;
+export const commentColumns = `id AS "Id", post_id AS "PostId", context_id AS "ContextId", author_id AS "AuthorId", author_venue_id AS "AuthorVenueId", content AS "Content",
+	content_created_time AS "ContentCreatedTime", created_time AS "CreatedTime", updated_time AS "UpdatedTime"`;
+
+/** A post as selected with `postColumns`: 0/1 back to a boolean, the JSON details spread, nulls dropped. */
+export function postFromRow(row: Record<string, unknown>): PostRow {
+	const { Details, IsPrivate, ...fields } = row;
+	return present({ ...fields, IsPrivate: Number(IsPrivate) === 1, ...fromJson(Details) }) as unknown as PostRow;
+}
+
+/** Rows grouped by their post, each group in the order the rows came. */
+export function byPost<T extends { PostId: string }>(rows: T[]): Map<string, T[]> {
+	const groups = new Map<string, T[]>();
+	for (const row of rows) {
+		const group = groups.get(row.PostId);
+		if (group) group.push(row);
+		else groups.set(row.PostId, [row]);
+	}
+	return groups;
+}

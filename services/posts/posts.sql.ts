@@ -1,0 +1,55 @@
+import { SqlDialect, SqlValue } from "../../shared/persistence/sql/database";
+
+/** Who reads posts, as the queries need it: private posts reach their author, recipients and recipient networks' members, and admins. */
+export interface Reader {
+	userId?: string;
+	admin: boolean;
+	/** The networks the reader is a member of. */
+	networks: string[];
+}
+
+/** The parameters of a statement built in parts: each value bound once, its placeholder reused. */
+export class Params {
+	readonly values: SqlValue[] = [];
+
+	private readonly named = new Map<string, string>();
+
+	constructor(readonly dialect: SqlDialect) {}
+
+	/** The placeholder of a new value. */
+	add(value: SqlValue): string {
+		this.values.push(value);
+		return `$${this.values.length}`;
+	}
+
+	/** The placeholder of a value used in several parts of the statement, bound once under `name`. */
+	shared(name: string, value: SqlValue): string {
+		let placeholder = this.named.get(name);
+		if (!placeholder) {
+			placeholder = this.add(value);
+			this.named.set(name, placeholder);
+		}
+		return placeholder;
+	}
+
+	/** A list bound once under `name`, for `column` being one of it. */
+	anyOf(column: string, name: string, values: readonly string[]): string {
+		return this.dialect.anyOf(column, this.shared(name, this.dialect.listParam(values)));
+	}
+}
+
+/** The ids a private post may be addressed to and reach this reader through: themselves and their networks. */
+export function reachOf(reader: Reader): string[] {
+	return reader.userId ? [reader.userId, ...reader.networks] : reader.networks;
+}
+
+/**
+ * "The post at `alias` is visible to the reader" (PRODUCT.md §3), decided in the query: public, or
+ * written by the reader, or addressed to them or to one of their networks; everything for admins.
+ */
+export function visibleSql(reader: Reader, params: Params, alias = "p"): string {
+	if (reader.admin) return "1 = 1";
+	const author = reader.userId ? `${alias}.author_id = ${params.shared("me", reader.userId)} OR ` : "";
+	const addressed = `EXISTS (SELECT 1 FROM post_recipients vr WHERE vr.post_id = ${alias}.id AND ${params.anyOf("vr.recipient_id", "reach", reachOf(reader))})`;
+	return `(${alias}.is_private = 0 OR ${author}${addressed})`;
+}
