@@ -48,24 +48,50 @@ describe("reservations: invitations that become accounts", () => {
 
 	test("conversions at once: exactly one account", async () => {
 		const reservation = (await invite()).body;
-		const users = await plaza.store("users").count({});
+		const users = await plaza.count("users", "users");
 		const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: `racer${i}`, Password: "welcome aboard" })));
 		expect(replies.filter(r => r.status === 200)).toHaveLength(1);
 		expect(replies.filter(r => r.status === 409)).toHaveLength(5);
-		expect(await plaza.store("users").count({})).toBe(users + 1);
+		expect(await plaza.count("users", "users")).toBe(users + 1);
 	});
 
 	test("a failed conversion leaves nothing half-created and can be tried again", async () => {
 		const reservation = (await invite()).body;
-		const before = { users: await plaza.store("users").count({}), members: (await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers };
+		const before = { users: await plaza.count("users", "users"), members: (await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers };
 		const taken = await plaza.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: stranger.userName, Password: "welcome aboard" });
 		expect(taken.status).toBe(409);
 		expect(taken.body.ResponseStatus.Errors[0].FieldName).toBe("UserName");
 		const weak = await plaza.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "fresh.name", Password: "short" });
 		expect(weak.status).toBe(400);
-		expect(await plaza.store("users").count({})).toBe(before.users);
+		expect(await plaza.count("users", "users")).toBe(before.users);
 		expect((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers).toBe(before.members);
 		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "fresh.name", Password: "welcome aboard" })).status).toBe(200);
+	});
+
+	test("a conversion cut off half-way (its process killed) is repaired by a retry once its lease has run out", async () => {
+		const reservation = (await invite()).body;
+		const members = Number((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers);
+		// What a process killed between the writes leaves: the account (holding the e-mail address), a membership, a pending claim.
+		const orphan = await plaza.signUp({ UserName: "cut.off", Email: reservation.Email });
+		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId });
+		await plaza.broker.call("venues.join", { venueId, userId: orphan.userId });
+		const cutOff = (claimedTime: number) =>
+			plaza.db("reservations").run("UPDATE user_reservations SET conversion_state = 'pending', conversion_id = $2, conversion_user_id = $3, claimed_time = $4 WHERE id = $1", [reservation.Id, "cut-off", orphan.userId, claimedTime]);
+
+		// Within the lease the attempt may still be alive: the invitee is told to wait.
+		await cutOff(Date.now());
+		const early = await plaza.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "retried", Password: "welcome aboard" });
+		expect(early.status).toBe(409);
+		expect(early.body.ResponseStatus.Errors[0].FieldName).toBe("ReservationId");
+
+		await cutOff(Date.now() - 3600_000);
+		const retried = await plaza.http<Registration>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "retried", Password: "welcome aboard" });
+		expect(retried.status).toBe(200);
+		expect((await host.http("GET", `/Users/${orphan.userId}`)).status).toBe(404);
+		expect((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers).toBe(members + 1);
+		const guest = { "X-ss-id": retried.body.SessionId };
+		expect((await plaza.http<Records>("GET", `/Users/${retried.body.UserId}/Venues`, undefined, guest)).body.map(v => v.Id)).toEqual([venueId]);
+		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "retried.again", Password: "welcome aboard" })).status).toBe(409);
 	});
 
 	test("only the owner of a venue or network invites into it; unknown ones are 404", async () => {
@@ -84,11 +110,11 @@ describe("reservations: invitations that become accounts", () => {
 			const inviter = await expiring.signUp();
 			const reservation = (await inviter.http("POST", "/Reservations", { Email: "late@example.org" })).body;
 			await new Promise(resolve => setTimeout(resolve, 1100));
-			const users = await expiring.store("users").count({});
+			const users = await expiring.count("users", "users");
 			const reply = await expiring.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "too.late", Password: "welcome aboard" });
 			expect(reply.status).toBe(400);
 			expect(reply.body.ResponseStatus.Errors[0]).toMatchObject({ FieldName: "ReservationId", Message: "The reservation has expired" });
-			expect(await expiring.store("users").count({})).toBe(users);
+			expect(await expiring.count("users", "users")).toBe(users);
 		} finally {
 			await expiring.stop();
 		}

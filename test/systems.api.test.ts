@@ -37,12 +37,23 @@ describe("systems, work items and service maps", () => {
 		const maps = await user.http<Records>("GET", "/ServiceMaps?SystemId=1&ReferenceId=PROJ-1");
 		expect(maps.body).toEqual([{ Id: expect.any(String), SystemId: 1, ReferenceId: "PROJ-1", WorkItemId: mapped.body.Id, CreatedTime: expect.any(String) }]);
 
-		const items = await plaza.store("workItems").count({});
+		const items = await plaza.count("systems", "work_items");
 		const again = await user.http<ErrorBody>("POST", "/WorkItems", { ShortDescription: "Dup", ReferenceId: "PROJ-1", IsMappingRequired: true, SystemId: 1 });
 		expect(again.status).toBe(409);
 		expect(again.body.ResponseStatus.Errors[0].FieldName).toBe("ReferenceId");
-		expect(await plaza.store("workItems").count({})).toBe(items);
+		expect(await plaza.count("systems", "work_items")).toBe(items);
 		expect((await user.http("GET", `/WorkItems/${mapped.body.Id}`)).body).toEqual(mapped.body);
+	});
+
+	test("AllSystems and ServiceMapsDto follow an AfterId cursor (an integer for systems); an unknown one is a 400 on AfterId", async () => {
+		expect((await user.http<Records>("GET", "/Systems?AfterId=2&Limit=2")).body.map(s => s.Id)).toEqual([3, 4]);
+		expect((await user.http<Records>("POST", "/json/reply/AllSystems", { AfterId: 4 })).body.map(s => s.Id)).toEqual([5]);
+		expect((await user.http<ErrorBody>("GET", "/Systems?AfterId=99")).body.ResponseStatus.Errors[0].FieldName).toBe("AfterId");
+		const item = (await user.http("POST", "/WorkItems", { ShortDescription: "Paged" })).body;
+		const maps = [];
+		for (const ReferenceId of ["P-1", "P-2", "P-3"]) maps.push((await user.http("POST", "/ServiceMaps", { SystemId: 4, ReferenceId, WorkItemId: item.Id })).body);
+		expect((await user.http<Records>("GET", `/ServiceMaps?SystemId=4&AfterId=${maps[0].Id}`)).body.map(m => m.Id)).toEqual([maps[1].Id, maps[2].Id]);
+		expect((await user.http("GET", "/ServiceMaps?AfterId=0f8fad5bd9cb469fa16570867728950e")).status).toBe(400);
 	});
 
 	test("CreateServiceMap and ServiceMapsDto by REST and generic routes", async () => {

@@ -1,49 +1,34 @@
-import { createHash } from "node:crypto";
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { pageOf, toRecord } from "../../shared/persistence/documents";
-import { Doc } from "../../shared/persistence/store";
+import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
-import { failures, PlazaError } from "../../shared/errors";
+import { failures } from "../../shared/errors";
+import { DevicesRepository } from "./devices.repository";
+import { devicesMigrations } from "./devices.schema";
+import { devicesLegacy } from "./devices.legacy";
 
-type Page = { Offset: number; Limit: number };
-type DevicesThis = Service & CollectionsMethods<"devices">;
-
-/** A device is one per user and token; tokens can be long, so the key holds their hash. */
-const deviceKey = (userId: string, token: string) => `${userId}:${createHash("sha256").update(token).digest("hex")}`;
+type DevicesThis = Service & WithRepository<DevicesRepository>;
 
 /** Users' devices (push notification tokens). */
 export function devicesService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, CollectionsMethods<"devices">> = {
+	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, WithRepository<DevicesRepository>> = {
 		name: "devices",
-		mixins: [collectionsMixin(config.store, { devices: [{ field: "UserId" }, { field: "DeviceKey", unique: true, reportAs: "DeviceToken" }] })],
+		mixins: [repositoryMixin(config.store, { domain: "devices", migrations: devicesMigrations, create: db => new DevicesRepository(db), legacy: devicesLegacy })],
 
 		actions: {
 			async register(this: DevicesThis, ctx: Context<{ UserId: string; DeviceToken: string; Platform?: string; Name?: string }>) {
-				const DeviceKey = deviceKey(ctx.params.UserId, ctx.params.DeviceToken);
-				const existing = await this.stores.devices.findOne({ DeviceKey });
-				if (existing) return toRecord(existing);
-				const doc: Doc = { _id: newGuid(), ...ctx.params, DeviceKey, CreatedTime: Date.now() };
-				try {
-					return toRecord(await this.stores.devices.insert(doc));
-				} catch (err) {
-					// Registered at the same moment by another request: that record is the answer.
-					const raced = (err as PlazaError).code === 409 ? await this.stores.devices.findOne({ DeviceKey }) : null;
-					if (!raced) throw err;
-					return toRecord(raced);
-				}
+				return this.repo.register({ Id: newGuid(), ...ctx.params, CreatedTime: Date.now() });
 			},
 
 			async ofUser(this: DevicesThis, ctx: Context<{ UserId: string } & Page>) {
-				return (await pageOf(this.stores.devices, { UserId: ctx.params.UserId }, ctx.params)).map(toRecord);
+				return this.repo.ofUser(ctx.params.UserId, ctx.params);
 			},
 
 			async unregister(this: DevicesThis, ctx: Context<{ UserId: string; Id: string }>) {
-				const doc = await this.stores.devices.findById(ctx.params.Id);
-				if (!doc || doc.UserId !== ctx.params.UserId) throw failures.notFound(`Device ${ctx.params.Id}`);
-				await this.stores.devices.removeById(doc._id);
-				return toRecord(doc);
+				const device = await this.repo.unregister(ctx.params.UserId, ctx.params.Id);
+				if (!device) throw failures.notFound(`Device ${ctx.params.Id}`);
+				return device;
 			},
 		},
 	};

@@ -1,21 +1,20 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { collectionsMixin, CollectionsMethods } from "../../shared/persistence/collections.mixin";
-import { insertUnlessExists, pageOf, toRecord } from "../../shared/persistence/documents";
-import { Doc, Query } from "../../shared/persistence/store";
+import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
+import { SystemRow, SystemsPage, SystemsRepository, WorkItemRow } from "./systems.repository";
+import { systemsMigrations } from "./systems.schema";
+import { systemsLegacy } from "./systems.legacy";
 
-type Page = { Offset: number; Limit: number };
-type SystemsStores = CollectionsMethods<"systems" | "counters" | "workItems" | "serviceMaps">;
-type SystemsThis = Service & SystemsStores & SystemsMethods;
+type SystemsThis = Service & WithRepository<SystemsRepository> & SystemsMethods;
 
 interface SystemsMethods {
-	systemDoc(id: number): Promise<Doc>;
-	workItemDoc(id: string): Promise<Doc>;
-	mapDoc(systemId: number, referenceId: string, workItemId: string): Doc;
+	system(id: number): Promise<SystemRow>;
+	workItem(id: string): Promise<WorkItemRow>;
 }
 
 interface WorkItemInput {
@@ -27,96 +26,67 @@ interface WorkItemInput {
 	Url?: string;
 }
 
-/** A System's record: its Id is the integer kept in SystemId (store ids are strings). */
-const systemRecord = (doc: Doc) => ({ ...toRecord(doc), Id: doc.SystemId });
-const mapKey = (systemId: number, referenceId: string) => `${systemId}:${referenceId}`;
-
 /** Outside systems, the work items Plaza keeps for them, and the maps between the two. */
 export function systemsService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, SystemsMethods, SystemsStores> = {
+	const schema: ServiceSchema<ServiceSettingSchema, SystemsMethods, WithRepository<SystemsRepository>> = {
 		name: "systems",
-		mixins: [
-			collectionsMixin(config.store, {
-				systems: [],
-				counters: [],
-				workItems: [{ field: "SystemId" }],
-				serviceMaps: [{ field: "SystemId" }, { field: "WorkItemId" }, { field: "MapKey", unique: true, reportAs: "ReferenceId" }],
-			}),
-		],
-
-		async started(this: SystemsThis) {
-			// The counter of system ids exists once; a later start finds it there.
-			await insertUnlessExists(this.stores.counters, { _id: "systems", Value: 0 });
-		},
+		mixins: [repositoryMixin(config.store, { domain: "systems", migrations: systemsMigrations, create: db => new SystemsRepository(db), legacy: systemsLegacy })],
 
 		actions: {
 			async create(this: SystemsThis, ctx: Context<{ Name: string; Description?: string; Url?: string }>) {
-				// $inc is atomic in every store: concurrent creates get distinct, ascending ids.
-				const counter = await this.stores.counters.updateById("systems", { $inc: { Value: 1 } });
-				const SystemId = Number(counter?.Value);
-				const doc: Doc = { _id: String(SystemId), SystemId, ...ctx.params, CreatedTime: Date.now() };
-				return systemRecord(await this.stores.systems.insert(doc));
+				return this.repo.createSystem({ ...ctx.params, CreatedTime: Date.now() });
 			},
 
 			async find(this: SystemsThis, ctx: Context<{ Id: number }>) {
-				return systemRecord(await this.systemDoc(ctx.params.Id));
+				return this.system(ctx.params.Id);
 			},
 
-			async list(this: SystemsThis, ctx: Context<Page>) {
-				return (await pageOf(this.stores.systems, {}, ctx.params, ["SystemId"])).map(systemRecord);
+			async list(this: SystemsThis, ctx: Context<SystemsPage>) {
+				return this.repo.systems(ctx.params);
 			},
 
 			async createWorkItem(this: SystemsThis, ctx: Context<WorkItemInput>) {
 				const { IsMappingRequired, SystemId, ReferenceId, ...fields } = ctx.params;
 				if (IsMappingRequired && SystemId === undefined) throw failures.field("SystemId", "NotEmpty", "SystemId is required when IsMappingRequired");
 				if (IsMappingRequired && !ReferenceId) throw failures.field("ReferenceId", "NotEmpty", "ReferenceId is required when IsMappingRequired");
-				if (SystemId !== undefined) await this.systemDoc(SystemId);
+				if (SystemId !== undefined) await this.system(SystemId);
 				const creator = callerOf(ctx)?.userId;
 				const venue = creator ? (await profilesOf(ctx, [creator])).get(creator)?.DefaultVenueId : undefined;
-				const item: Doc = { _id: newGuid(), ...fields, ReferenceId, SystemId, DefaultVenueId: venue, CreatedBy: creator, CreatedTime: Date.now() };
-				// The map first: when the reference is mapped already (409), no work item is left behind.
-				const map = IsMappingRequired ? await this.stores.serviceMaps.insert(this.mapDoc(SystemId!, ReferenceId!, item._id)) : undefined;
-				try {
-					return toRecord(await this.stores.workItems.insert(item));
-				} catch (err) {
-					if (map) await this.stores.serviceMaps.removeById(map._id);
-					throw err;
-				}
+				const now = Date.now();
+				const item: WorkItemRow = { Id: newGuid(), ...fields, ReferenceId, SystemId, DefaultVenueId: venue, CreatedBy: creator, CreatedTime: now };
+				const map = IsMappingRequired ? { Id: newGuid(), SystemId: SystemId!, ReferenceId: ReferenceId!, WorkItemId: item.Id, CreatedTime: now } : undefined;
+				return this.repo.createWorkItem(item, map);
 			},
 
 			async findWorkItem(this: SystemsThis, ctx: Context<{ Id: string }>) {
-				return toRecord(await this.workItemDoc(ctx.params.Id));
+				return this.workItem(ctx.params.Id);
 			},
 
 			async createMap(this: SystemsThis, ctx: Context<{ SystemId: number; ReferenceId: string; WorkItemId: string }>) {
-				await this.systemDoc(ctx.params.SystemId);
-				await this.workItemDoc(ctx.params.WorkItemId);
-				return toRecord(await this.stores.serviceMaps.insert(this.mapDoc(ctx.params.SystemId, ctx.params.ReferenceId, ctx.params.WorkItemId)));
+				const { SystemId, ReferenceId, WorkItemId } = ctx.params;
+				await this.system(SystemId);
+				await this.workItem(WorkItemId);
+				const map = await this.repo.createMap({ Id: newGuid(), SystemId, ReferenceId, WorkItemId, CreatedTime: Date.now() });
+				if (!map) throw failures.alreadyExists("ReferenceId", `Reference ${ReferenceId} of system ${SystemId} is mapped already`);
+				return map;
 			},
 
 			async maps(this: SystemsThis, ctx: Context<{ SystemId?: number; ReferenceId?: string } & Page>) {
-				const query: Query = {};
-				if (ctx.params.SystemId !== undefined) query.SystemId = ctx.params.SystemId;
-				if (ctx.params.ReferenceId) query.ReferenceId = ctx.params.ReferenceId;
-				return (await pageOf(this.stores.serviceMaps, query, ctx.params)).map(toRecord);
+				return this.repo.maps(ctx.params, ctx.params);
 			},
 		},
 
 		methods: {
-			async systemDoc(this: SystemsThis, id: number) {
-				const doc = await this.stores.systems.findById(String(id));
-				if (!doc) throw failures.notFound(`System ${id}`);
-				return doc;
+			async system(this: SystemsThis, id: number) {
+				const system = await this.repo.findSystem(id);
+				if (!system) throw failures.notFound(`System ${id}`);
+				return system;
 			},
 
-			async workItemDoc(this: SystemsThis, id: string) {
-				const doc = await this.stores.workItems.findById(id);
-				if (!doc) throw failures.notFound(`Work item ${id}`);
-				return doc;
-			},
-
-			mapDoc(systemId: number, referenceId: string, workItemId: string): Doc {
-				return { _id: newGuid(), SystemId: systemId, ReferenceId: referenceId, WorkItemId: workItemId, CreatedTime: Date.now(), MapKey: mapKey(systemId, referenceId) };
+			async workItem(this: SystemsThis, id: string) {
+				const item = await this.repo.findWorkItem(id);
+				if (!item) throw failures.notFound(`Work item ${id}`);
+				return item;
 			},
 		},
 	};

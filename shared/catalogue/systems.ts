@@ -35,10 +35,10 @@ export const systemsOperations: Operation[] = [
 	},
 	{
 		name: "AllSystems",
-		summary: "Every system, in the order registered",
+		summary: "Every system, in the order registered; its cursor AfterId is a system's (integer) Id",
 		action: "systems.list",
 		routes: [route("GET /Systems")],
-		request: w.object(paging),
+		request: w.object({ ...paging, AfterId: systemId() }),
 		response: w.array().items(System),
 		access: "user",
 		reads: true,

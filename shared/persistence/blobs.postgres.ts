@@ -1,41 +1,31 @@
-import { Pool } from "pg";
-import { Logger } from "moleculer";
 import type { BlobStore } from "./blobs";
-import { acquirePool, changeSchema, releasePool } from "./postgres.pool";
+import { SqlDatabase } from "./sql/database";
 
-/** Blobs in a bytea table of the same PostgreSQL database, on the process's shared pool. */
+/**
+ * The blob table, made by the migrations of the domain that keeps blobs (media). IF NOT EXISTS:
+ * a database written before migrations existed has it already, with its bytes.
+ */
+export const postgresBlobTable = ["CREATE TABLE IF NOT EXISTS plaza_blobs (id TEXT PRIMARY KEY, data BYTEA NOT NULL)"];
+
+/** Blobs in a bytea table of the same PostgreSQL database, through the domain's database (its pool). */
 export class PostgresBlobs implements BlobStore {
-	private pool?: Pool;
+	constructor(private readonly db: SqlDatabase) {}
 
-	constructor(
-		private readonly url: string,
-		private readonly logger: Logger,
-	) {}
+	/** The table is the migrations' to make, and the pool the domain's to close. */
+	async open() {}
 
-	async open() {
-		this.pool = acquirePool(this.url, this.logger);
-		await changeSchema(this.pool, ["CREATE TABLE IF NOT EXISTS plaza_blobs (id text PRIMARY KEY, data bytea NOT NULL)"]);
-	}
-
-	async close() {
-		if (this.pool) await releasePool(this.url);
-	}
+	async close() {}
 
 	async put(id: string, bytes: Buffer) {
-		await this.ready().query("INSERT INTO plaza_blobs (id, data) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data", [id, bytes]);
+		await this.db.run("INSERT INTO plaza_blobs (id, data) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data", [id, bytes]);
 	}
 
 	async get(id: string) {
-		const { rows } = await this.ready().query<{ data: Buffer }>("SELECT data FROM plaza_blobs WHERE id = $1", [id]);
-		return rows[0]?.data ?? null;
+		const row = await this.db.get<{ data: Buffer }>("SELECT data FROM plaza_blobs WHERE id = $1", [id]);
+		return row?.data ?? null;
 	}
 
 	async remove(id: string) {
-		await this.ready().query("DELETE FROM plaza_blobs WHERE id = $1", [id]);
-	}
-
-	private ready(): Pool {
-		if (!this.pool) throw new Error("The PostgreSQL blob store is not open");
-		return this.pool;
+		await this.db.run("DELETE FROM plaza_blobs WHERE id = $1", [id]);
 	}
 }

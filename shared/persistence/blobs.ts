@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { Logger } from "moleculer";
 import { StoreConfig } from "../config";
 import { MongoBlobs } from "./blobs.mongo";
 import { PostgresBlobs } from "./blobs.postgres";
+import { SqlDatabase } from "./sql/database";
 
 /**
  * Bytes kept apart from the records that describe them (avatars, pictures): files on the embedded
@@ -18,7 +18,8 @@ export interface BlobStore {
 	remove(id: string): Promise<void>;
 }
 
-export function createBlobStore(store: StoreConfig, logger: Logger): BlobStore {
+/** The blob store beside a domain's records; on PostgreSQL it shares the domain's database `db`. */
+export function createBlobStore(store: StoreConfig, db: SqlDatabase): BlobStore {
 	switch (store.kind) {
 		case "memory":
 			return new MemoryBlobs();
@@ -27,7 +28,7 @@ export function createBlobStore(store: StoreConfig, logger: Logger): BlobStore {
 		case "mongo":
 			return new MongoBlobs(store.uri);
 		case "postgres":
-			return new PostgresBlobs(store.url, logger);
+			return new PostgresBlobs(db);
 	}
 }
 

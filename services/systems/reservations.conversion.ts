@@ -1,0 +1,129 @@
+import { Context, Logger } from "moleculer";
+import { failures } from "../../shared/errors";
+import { Caller, SessionMeta } from "../../shared/caller";
+import { newGuid } from "../../shared/wire/guid";
+import { ReservationsRepository, StoredReservation } from "./reservations.repository";
+
+export interface ConvertInput {
+	ReservationId: string;
+	UserName: string;
+	Password: string;
+}
+
+export interface Registration {
+	UserId: string;
+	SessionId: string;
+	UserName: string;
+}
+
+type Membership = { venueId?: string; networkId?: string; userId: string };
+
+const convertedAlready = () => failures.alreadyExists("ReservationId", "The reservation has been converted already");
+const beingConverted = () => failures.alreadyExists("ReservationId", "The reservation is being converted; try again in a minute if that conversion does not complete");
+const expired = () => failures.field("ReservationId", "InvalidValue", "The reservation has expired");
+
+/** A failure that certainly changed nothing where it happened: a refusal (4xx) rather than a timeout or a lost node. */
+const isRefusal = (err: unknown) => {
+	const { name, code } = (err ?? {}) as { name?: unknown; code?: unknown };
+	return name === "PlazaError" && typeof code === "number" && code < 500;
+};
+
+/**
+ * Turns a reservation into an account across services (users makes the account, venues and graph
+ * the memberships, sessions signs in), as an order of writes a retry can always repair:
+ *
+ * 1. the attempt claims the reservation (open → pending) in one statement: of attempts at once, one wins;
+ * 2. it records the account's Id before asking users to make it, and renews the claim before each
+ *    step, so the claim always names every account the attempt may have made;
+ * 3. done is its last write, and only while the claim is still its own.
+ *
+ * A failure undoes the steps (leave network, leave venue, remove account: each a no-op when not
+ * done) and opens the reservation again. When the undo cannot be sure (a timeout, a step that may
+ * still complete, a process killed), the claim stays pending; after `leaseMs` without a word a
+ * retry takes it over, undoes what the claim names, and converts afresh.
+ */
+export class ReservationConversion {
+	constructor(
+		private readonly repo: ReservationsRepository,
+		private readonly leaseMs: number,
+		private readonly logger: Logger,
+	) {}
+
+	async run(ctx: Context<ConvertInput, SessionMeta>): Promise<Registration> {
+		const reservation = await this.repo.find(ctx.params.ReservationId);
+		if (!reservation) throw failures.notFound(`Reservation ${ctx.params.ReservationId}`);
+		if (reservation.conversion.State === "done") throw convertedAlready();
+		const now = Date.now();
+		if (reservation.conversion.State === "open" && reservation.ExpirationDate <= now) throw expired();
+		const attempt = newGuid();
+		const claim = await this.repo.claim(reservation.Id, attempt, now, now - this.leaseMs);
+		if (!claim) throw reservation.conversion.State === "open" ? convertedAlready() : beingConverted();
+
+		let accountId = claim.staleUserId;
+		try {
+			// What a cut-off attempt did is undone before anything new is made (its account holds the e-mail address).
+			if (accountId) await this.undo(ctx, reservation, accountId);
+			if (reservation.ExpirationDate <= Date.now()) throw expired();
+			accountId = newGuid();
+			if (!(await this.repo.recordAccount(reservation.Id, attempt, accountId, Date.now()))) throw beingConverted();
+			const registration = await this.convert(ctx, reservation, attempt, accountId);
+			if (!(await this.repo.finish(reservation.Id, attempt, Date.now()))) throw beingConverted();
+			return registration;
+		} catch (err) {
+			await this.abandon(ctx, reservation, attempt, accountId, isRefusal(err));
+			throw err;
+		}
+	}
+
+	/** The account (with the Id recorded for it), its memberships, its session. */
+	private async convert(ctx: Context<ConvertInput, SessionMeta>, reservation: StoredReservation, attempt: string, accountId: string): Promise<Registration> {
+		const { VenueId: venueId, NetworkId: networkId } = reservation;
+		const account = await ctx.call<{ UserId: string; UserName: string; user: Caller }, Record<string, unknown>>("users.createAccount", {
+			Id: accountId,
+			UserName: ctx.params.UserName,
+			Password: ctx.params.Password,
+			Email: reservation.Email,
+			FirstName: reservation.FirstName,
+			LastName: reservation.LastName,
+			DefaultVenueId: venueId,
+		});
+		// Should users choose the Id itself, the claim names the account it made instead.
+		if (account.UserId !== accountId && !(await this.repo.recordAccount(reservation.Id, attempt, account.UserId, Date.now()))) throw beingConverted();
+		const userId = account.UserId;
+		const step = async () => {
+			if (!(await this.repo.renew(reservation.Id, attempt, Date.now()))) throw beingConverted();
+		};
+		if (venueId) {
+			await step();
+			await ctx.call<boolean, Membership>("venues.join", { venueId, userId });
+		}
+		if (networkId) {
+			await step();
+			await ctx.call<boolean, Membership>("graph.joinNetwork", { networkId, userId });
+		}
+		await step();
+		const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: account.user, persistent: false });
+		return { UserId: userId, SessionId: session.SessionId, UserName: account.UserName };
+	}
+
+	/** Undoes every step an attempt may have done for `userId`; each is a no-op when that step was not done. */
+	private async undo(ctx: Context, reservation: StoredReservation, userId: string): Promise<void> {
+		if (reservation.NetworkId) await ctx.call("graph.leaveNetwork", { networkId: reservation.NetworkId, userId });
+		if (reservation.VenueId) await ctx.call("venues.leave", { venueId: reservation.VenueId, userId });
+		await ctx.call("users.removeAccount", { id: userId });
+	}
+
+	/**
+	 * After a failure: undo, then open the reservation again, but only when the failure was a refusal
+	 * (a step that timed out may still complete after the undo); otherwise the claim stays pending
+	 * for a retry to take over once the lease has run out.
+	 */
+	private async abandon(ctx: Context, reservation: StoredReservation, attempt: string, accountId: string | undefined, refused: boolean): Promise<void> {
+		try {
+			if (accountId) await this.undo(ctx, reservation, accountId);
+			if (refused) await this.repo.release(reservation.Id, attempt);
+		} catch (err) {
+			this.logger.error(`Undoing a failed conversion of reservation ${reservation.Id} failed; a retry after the lease repairs it:`, err);
+		}
+	}
+}
