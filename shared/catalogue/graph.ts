@@ -31,7 +31,7 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "UserConnections",
-		summary: "A user's connections, oldest first",
+		summary: "A user's connections, oldest first; AfterId is the Id of a Connection",
 		action: "graph.connectionsOf",
 		routes: [route("GET /Users/:UserId/Connections")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),
@@ -70,7 +70,7 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "NetworkMembers",
-		summary: "The members of a network, in the order they joined",
+		summary: "The members of a network, in the order they joined; AfterId is a member's UserId",
 		action: "graph.membersOf",
 		routes: [route("GET /Networks/:NetworkId/Members")],
 		request: w.object({ NetworkId: w.guid().required(), ...paging }),
@@ -80,7 +80,7 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "UserNetworks",
-		summary: "The networks a user is a member of, in the order joined",
+		summary: "The networks a user is a member of, in the order joined; AfterId is the Id of a Network",
 		action: "graph.networksOfUser",
 		routes: [route("GET /Users/:UserId/Networks")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),
@@ -115,7 +115,7 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "UserSubscriptions",
-		summary: "What a user subscribes to, oldest first",
+		summary: "What a user subscribes to, oldest first; AfterId is the SubscribedToId of a Subscription (which has no Id)",
 		action: "graph.subscriptionsOf",
 		routes: [route("GET /Users/:UserId/Subscriptions")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),

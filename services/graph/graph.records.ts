@@ -1,0 +1,25 @@
+import { Context } from "moleculer";
+import { profilesOf } from "../../shared/profiles";
+import { ConnectionRow } from "./connections.repository";
+import { NetworkMemberRow, NetworkRow } from "./networks.repository";
+
+/** Connection records (SPEC.md §2.2): each with the names of the user it points at, from one call to the users service. */
+export async function connectionRecords(ctx: Context, rows: ConnectionRow[]): Promise<Record<string, unknown>[]> {
+	const users = await profilesOf(ctx, rows.map(r => r.UserId));
+	return rows.map(r => {
+		const user = users.get(r.UserId);
+		return { Id: r.Id, OwnerId: r.OwnerId, UserId: r.UserId, UserDefaultVenueId: user?.DefaultVenueId, FirstName: user?.FirstName, LastName: user?.LastName, IsFavorite: r.IsFavorite };
+	});
+}
+
+/** NetworkMember records (PRODUCT.md §4): each with the member's names, from one call to the users service. */
+export async function memberRecords(ctx: Context, rows: NetworkMemberRow[]): Promise<Record<string, unknown>[]> {
+	const users = await profilesOf(ctx, rows.map(r => r.UserId));
+	return rows.map(r => {
+		const user = users.get(r.UserId);
+		return { Id: r.Id, NetworkId: r.NetworkId, UserId: r.UserId, FirstName: user?.FirstName, LastName: user?.LastName, CreatedTime: r.CreatedTime };
+	});
+}
+
+/** A Network record (SPEC.md §2.3), without what a query added to it. */
+export const networkRecord = (n: NetworkRow): NetworkRow => ({ Id: n.Id, Name: n.Name, OwnerId: n.OwnerId, NumberOfMembers: Number(n.NumberOfMembers) });
