@@ -1,13 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { StoreConfig } from "../config";
-import { MongoBlobs } from "./blobs.mongo";
 import { PostgresBlobs } from "./blobs.postgres";
 import { SqlDatabase } from "./sql/database";
 
 /**
  * Bytes kept apart from the records that describe them (avatars, pictures): files on the embedded
- * store, GridFS on MongoDB, a bytea table on PostgreSQL, memory in tests.
+ * store, a bytea table on PostgreSQL, memory in tests.
  */
 export interface BlobStore {
 	open(): Promise<void>;
@@ -26,7 +25,7 @@ export function createBlobStore(store: StoreConfig, db: SqlDatabase): BlobStore 
 		case "sqlite":
 			return new FileBlobs(path.join(store.dir, "blobs"));
 		case "mongo":
-			return new MongoBlobs(store.uri);
+			throw new Error("MongoDB blobs return with the MongoDB repositories");
 		case "postgres":
 			return new PostgresBlobs(db);
 	}

@@ -3,7 +3,6 @@ import { Server } from "node:http";
 import { Middleware, ServiceBroker } from "moleculer";
 import { createPlaza } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
-import { StoreAdapter } from "../../shared/persistence/store";
 import { testDatabase } from "./postgres";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 
@@ -34,8 +33,6 @@ export interface TestPlaza {
 	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
 	/** Registers a user (AutoLogin) and returns their session; fields override generated ones. */
 	signUp(fields?: Record<string, unknown>): Promise<Session>;
-	/** A collection's store (by collection name), to check what was (not) written. */
-	store(collection: string): StoreAdapter;
 	/** The database of a local service (by service name: its domain's tables), to check what was (not) written. */
 	db(service: string): SqlDatabase;
 	/** How many rows a table of a local service's database holds. */
@@ -119,7 +116,6 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		http,
 		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
-		store: collection => collectionNamed(broker, collection),
 		db: service => databaseOf(broker, service),
 		count: async (service, table) => Number((await databaseOf(broker, service).get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n),
 		stop,
@@ -130,13 +126,4 @@ function databaseOf(broker: ServiceBroker, name: string): SqlDatabase {
 	const service = broker.getLocalService(name) as unknown as { db?: SqlDatabase } | undefined;
 	if (!service?.db) throw new Error(`No local service ${name} keeps a database`);
 	return service.db;
-}
-
-/** The adapter of a collection, whichever local service keeps it (one collection per service, or several). */
-function collectionNamed(broker: ServiceBroker, collection: string): StoreAdapter {
-	for (const service of broker.services as unknown as Array<{ name: string; adapter?: StoreAdapter; stores?: Record<string, StoreAdapter> }>) {
-		if (service.stores?.[collection]) return service.stores[collection];
-		if (service.name === collection && service.adapter) return service.adapter;
-	}
-	throw new Error(`No local service keeps the collection ${collection}`);
 }

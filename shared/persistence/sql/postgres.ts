@@ -1,4 +1,5 @@
 import { Pool, PoolClient, types } from "pg";
+import { failures } from "../../errors";
 import { Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
 
 const dialect: SqlDialect = {
@@ -20,12 +21,25 @@ function bind(params: readonly SqlValue[]): unknown[] {
 /** Any lock key will do, as long as every Plaza process uses the same one ("plaza" in ASCII). */
 const schemaLock = 0x706c617a61;
 
+/**
+ * What a client is told of an engine error it can act on: a server out of reach is a 503 (the
+ * pool reconnects by itself), and text PostgreSQL cannot store (U+0000) is a 400; anything else
+ * stays an internal error.
+ */
+function translated(err: unknown): unknown {
+	if (isConnectionLoss(err)) return failures.serviceUnavailable();
+	const code = (err as { code?: unknown }).code;
+	if (code === "22021" || code === "22P05") return failures.invalidBody("Text may not hold the character U+0000");
+	return err;
+}
+
 function executor(client: Pool | PoolClient): SqlExecutor {
+	const query = (sql: string, params: readonly SqlValue[]) => client.query(sql, bind(params)).catch(err => Promise.reject(translated(err)));
 	return {
 		dialect,
-		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rows as T[],
-		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rows[0] as T | undefined,
-		run: async (sql: string, params: readonly SqlValue[] = []) => (await client.query(sql, bind(params))).rowCount ?? 0,
+		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
+		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows[0] as T | undefined,
+		run: async (sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rowCount ?? 0,
 	};
 }
 
@@ -60,7 +74,7 @@ export class PostgresDatabase implements SqlDatabase {
 	}
 
 	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, beforeWork?: (tx: SqlExecutor) => Promise<void>): Promise<T> {
-		const client = await this.pool.connect();
+		const client = await this.pool.connect().catch(err => Promise.reject(translated(err)));
 		let broken = false;
 		try {
 			await client.query("BEGIN");

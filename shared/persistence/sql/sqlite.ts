@@ -13,6 +13,9 @@ const dialect: SqlDialect = {
 /** `$1` → `?1`: SQLite numbers its parameters with `?NNN` and binds them in order. */
 const toSqlite = (sql: string) => sql.replace(/\$(\d+)/g, "?$1");
 
+/** Transactions a bulk load commits at once. */
+const batchSize = 2000;
+
 type Bound = string | number | null | Uint8Array;
 
 function bind(params: readonly SqlValue[]): Bound[] {
@@ -59,13 +62,22 @@ export class SqliteDatabase implements SqlDatabase {
 		run: async (sql: string, params: readonly SqlValue[] = []) => Number(this.statement(sql).run(...bind(params)).changes),
 	};
 
-	/** `file` undefined: in memory. */
-	constructor(file: string | undefined) {
+	/**
+	 * `file` undefined: in memory. `bulkLoad` (the seed) gives up durability for speed: a load cut
+	 * off is simply run again.
+	 */
+	private readonly bulkLoad: boolean;
+
+	private batched = 0;
+
+	constructor(file: string | undefined, options: { bulkLoad?: boolean } = {}) {
+		this.bulkLoad = options.bulkLoad ?? false;
 		if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
 		this.db = new sqlite.DatabaseSync(file ?? ":memory:");
 		// WAL: readers never wait for the writer. synchronous=FULL: a write acknowledged to a client
 		// is on disk (WAL fsync at every commit), so neither a crash nor a power cut loses it.
 		this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000");
+		if (options.bulkLoad) this.db.exec("PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY");
 	}
 
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -88,23 +100,49 @@ export class SqliteDatabase implements SqlDatabase {
 			await this.idle();
 			if (!this.current) break;
 		}
-		const running = (async () => {
-			this.db.exec("BEGIN IMMEDIATE");
-			try {
-				const result = await work(this.direct);
-				this.db.exec("COMMIT");
-				return result;
-			} catch (err) {
-				if (this.db.isTransaction) this.db.exec("ROLLBACK");
-				throw err;
-			}
-		})();
+		const running = this.bulkLoad ? this.inBatch(work) : this.alone(work);
 		this.current = running;
 		try {
 			return await running;
 		} finally {
 			this.current = undefined;
 		}
+	}
+
+	private async alone<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		this.db.exec("BEGIN IMMEDIATE");
+		try {
+			const result = await work(this.direct);
+			this.db.exec("COMMIT");
+			return result;
+		} catch (err) {
+			if (this.db.isTransaction) this.db.exec("ROLLBACK");
+			throw err;
+		}
+	}
+
+	/**
+	 * A bulk load's transaction: a savepoint inside one long transaction committed every
+	 * `batchSize` transactions (and at close), so that a commit is not paid per record.
+	 */
+	private async inBatch<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		if (!this.db.isTransaction) this.db.exec("BEGIN IMMEDIATE");
+		this.db.exec("SAVEPOINT bulk");
+		try {
+			const result = await work(this.direct);
+			this.db.exec("RELEASE bulk");
+			if (++this.batched >= batchSize) this.commitBatch();
+			return result;
+		} catch (err) {
+			this.db.exec("ROLLBACK TO bulk");
+			this.db.exec("RELEASE bulk");
+			throw err;
+		}
+	}
+
+	private commitBatch(): void {
+		if (this.db.isTransaction) this.db.exec("COMMIT");
+		this.batched = 0;
 	}
 
 	/** One process holds a SQLite file: BEGIN IMMEDIATE already excludes every other writer. */
@@ -114,6 +152,7 @@ export class SqliteDatabase implements SqlDatabase {
 
 	async close(): Promise<void> {
 		await this.idle();
+		if (this.bulkLoad && this.db.isOpen) this.commitBatch();
 		if (this.db.isOpen) this.db.close();
 	}
 
