@@ -13,6 +13,8 @@ export interface SeedManifest {
 	commonTag: string;
 	rareTag: string;
 	seconds: number;
+	/** The rate of the posts phase alone (each post with its tags, recipients and comments). */
+	postsPerSecond: number;
 }
 
 export function parseArgs(argv: string[]): Record<string, string> {

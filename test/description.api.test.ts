@@ -126,6 +126,7 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(all?.parameters).toEqual([
 			expect.objectContaining({ name: "Offset", paramType: "query", dataType: "int", required: false, allowableValues: { valueType: "RANGE", min: 0, values: [] } }),
 			expect.objectContaining({ name: "Limit", paramType: "query", dataType: "int", allowableValues: { valueType: "RANGE", min: 0, max: 1000, values: [] } }),
+			expect.objectContaining({ name: "AfterId", paramType: "query", dataType: "string", required: false }),
 		]);
 		const create = byPath.get("/Users")?.operations.find(o => o.nickname === "CreateUser");
 		expect(create?.parameters).toEqual([expect.objectContaining({ name: "body", paramType: "body", dataType: "CreateUser", required: true })]);

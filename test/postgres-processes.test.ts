@@ -40,7 +40,7 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		expect(replies.map(r => r.status).sort()).toEqual([200, ...Array<number>(19).fill(409)]);
 		expect((await dan.http<WireRecord[]>("GET", `/Users/${dan.userId}/Connections`)).body).toHaveLength(1);
 		expect((await eve.http<WireRecord[]>("GET", `/Users/${eve.userId}/Connections`)).body).toHaveLength(1);
-		const serving = await onServer(client => client.query<{ name: string }>(`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = $1 AND query ~ '^(SELECT|INSERT).*"connections"'`, [database.name]));
+		const serving = await onServer(client => client.query<{ name: string }>(`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = $1 AND query ~ '(SELECT|INSERT)[^;]*\\mconnections\\M'`, [database.name]));
 		expect(serving.rows.map(r => r.name).sort()).toEqual(["graph0", "graph1"]);
 	});
 
