@@ -3,7 +3,10 @@ import net from "node:net";
 import path from "node:path";
 import fs from "node:fs";
 
-export const mainScript = path.resolve(__dirname, "../../dist/main.js");
+/** The repository's root, whether this runs from the sources (Jest) or from dist/ (the benchmark). */
+const root = ((dir: string) => (path.basename(dir) === "dist" ? path.dirname(dir) : dir))(path.resolve(__dirname, "../.."));
+
+export const mainScript = path.join(root, "dist", "main.js");
 
 /** A TCP port nobody listens on right now. */
 export function freePort(): Promise<number> {
