@@ -50,7 +50,7 @@ function classify(err: ErrorLike): Failure {
 	if (err.name && unavailable.has(err.name)) {
 		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true };
 	}
-	// body-parser and moleculer-web's own request errors
+	// body-parser's request errors, and the router's
 	switch (err.type ?? err.name) {
 		case "entity.parse.failed":
 			return client(400, "InvalidBody", "The request body is not valid JSON");

@@ -1,56 +1,62 @@
-import { IncomingMessage, ServerResponse } from "node:http";
+import Router from "find-my-way";
 import { catalogue, Operation, operationNamed } from "../shared/catalogue";
-
-/** moleculer-web calls alias handlers with the gateway service as `this`. */
-type Handler = (this: unknown, req: IncomingMessage, res: ServerResponse) => void;
+import { PageHandler } from "./request";
 
 /** Which face of an operation a request came by: its REST route, or the generic route. */
 export type Surface = "rest" | "generic";
 
-/** Runs an operation for a request; a missing operation is handed over as undefined (404). */
-export type Dispatch = (this: unknown, op: Operation | undefined, surface: Surface, req: IncomingMessage, res: ServerResponse) => void;
+/** What a matched route runs: an operation of the catalogue (on a surface), or a page of the gateway's own. */
+export type RouteTarget = { kind: "operation"; surface: Surface; operation: (params: Record<string, string | undefined>) => Operation | undefined } | { kind: "page"; page: PageHandler };
 
-/** The aliases of one moleculer-web route: routes differ only by the largest body they read. */
-export interface RouteGroup {
-	maxBodyBytes: number;
-	aliases: Record<string, Handler>;
+/** A route found for a request: what it runs and the fields its path held. */
+export interface FoundRoute {
+	target: RouteTarget;
+	params: Record<string, string | undefined>;
 }
 
 /** The generic route's prefixes: ServiceStack's and the one newer clients call. */
 const genericPrefixes = ["/json/reply", "/api"];
 
-/**
- * moleculer-web aliases for the whole catalogue, grouped by body limit: every operation's REST routes,
- * and the generic route (`GET`/`POST /json/reply/{Operation}`, alias `/api/{Operation}`) with a
- * case-insensitive operation name. An operation that takes larger bodies (uploads) gets its generic
- * route spelled out in its own group (an exact path wins over `:operation` in moleculer-web). Methods
- * are explicit: a "REST" shorthand would add routes nobody declared.
- */
-export function catalogueRoutes(dispatch: Dispatch, defaultBodyBytes: number): RouteGroup[] {
-	const groups = new Map<number, Record<string, Handler>>([[defaultBodyBytes, {}]]);
-	const group = (bytes: number) => groups.get(bytes) ?? groups.set(bytes, {}).get(bytes)!;
-	const run = (op: Operation | undefined, surface: Surface): Handler =>
-		function (req, res) {
-			dispatch.call(this, op, surface, req, res);
-		};
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-	for (const op of catalogue) {
-		const aliases = group(op.maxBodyBytes ?? defaultBodyBytes);
-		for (const r of op.routes) aliases[`${r.method} ${r.path}`] = run(op, "rest");
-		if (op.maxBodyBytes && op.maxBodyBytes !== defaultBodyBytes) {
-			for (const prefix of genericPrefixes) for (const name of [op.name, ...(op.aliases ?? [])]) aliases[`POST ${prefix}/${name}`] = run(op, "generic");
+/**
+ * The gateway's routing table, made from the catalogue (find-my-way: a radix tree, so a lookup costs
+ * the path's length, not the number of routes): every operation's REST routes; the generic route
+ * (`GET`/`POST /json/reply/{Operation}`, alias `/api/{Operation}`) with a case-insensitive operation
+ * name; and the gateway's own pages. Paths match case-insensitively with or without a trailing
+ * slash, as ServiceStack's do; HEAD answers wherever GET does.
+ */
+export class Routes {
+	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });
+
+	constructor(pages: Record<string, PageHandler>) {
+		for (const op of catalogue) for (const r of op.routes) this.add(r.method as Method, r.path, { kind: "operation", surface: "rest", operation: () => op });
+		const generic: RouteTarget = { kind: "operation", surface: "generic", operation: params => operationNamed(params.operation ?? "") };
+		for (const prefix of genericPrefixes) for (const method of ["GET", "POST"] as const) this.add(method, `${prefix}/:operation`, generic);
+		for (const [key, page] of Object.entries(pages)) {
+			const [method, path] = key.split(" ");
+			this.add(method as Method, path, { kind: "page", page });
 		}
 	}
-	const generic: Handler = function (req, res) {
-		const name = (req as IncomingMessage & { $params: { operation: string } }).$params.operation;
-		dispatch.call(this, operationNamed(name), "generic", req, res);
-	};
-	for (const prefix of genericPrefixes) {
-		group(defaultBodyBytes)[`GET ${prefix}/:operation`] = generic;
-		group(defaultBodyBytes)[`POST ${prefix}/:operation`] = generic;
+
+	/** The route for a method and a path (no query string), or undefined. */
+	find(method: string, path: string): FoundRoute | undefined {
+		const found = this.router.find(method as Method, path);
+		return found ? { target: found.store as RouteTarget, params: found.params } : undefined;
 	}
-	return [...groups].map(([maxBodyBytes, aliases]) => ({ maxBodyBytes, aliases }));
+
+	/** The methods a path answers to (for OPTIONS and 405-like answers). */
+	methodsOf(path: string): string[] {
+		return (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const).filter(m => this.router.find(m, path) !== null);
+	}
+
+	private add(method: Method, path: string, target: RouteTarget): void {
+		this.router.on(method === "GET" ? ["GET", "HEAD"] : method, path, noop, target);
+	}
 }
+
+/** find-my-way wants a handler per route; the gateway reads the route's store instead. */
+const noop = () => undefined;
 
 /** The catalogue as a listing: what can be called, where, and by whom. */
 export function operationListing() {

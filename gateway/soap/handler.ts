@@ -1,5 +1,4 @@
 import { IncomingMessage, ServerResponse } from "node:http";
-import { IncomingRequest } from "moleculer-web";
 import { PlazaConfig } from "../../shared/config";
 import { Operation, operationNamed } from "../../shared/catalogue";
 import { failures } from "../../shared/errors";
@@ -16,16 +15,15 @@ import { faultEnvelope } from "./fault";
 import { ns } from "./namespaces";
 import { responseLayout } from "./xsd";
 import { XmlElement } from "./xml-tree";
-import { PerformedRequest, performOperation, recordPerformed } from "../perform";
+import { performOperation, recordPerformed } from "../perform";
+import { GatewayRequest } from "../request";
 
 interface SoapCall {
 	element: XmlElement;
 	operation: Operation;
 }
 
-export type SoapRequest = IncomingRequest & PerformedRequest & {
-	body?: unknown;
-	$rawUrl?: string;
+export type SoapRequest = GatewayRequest & {
 	/** The call the envelope holds, read once: by the handler, or by the failure writer when the call failed before it. */
 	$soapCall?: Promise<SoapCall>;
 };

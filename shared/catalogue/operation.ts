@@ -4,7 +4,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
 export interface Route {
 	method: HttpMethod;
-	/** moleculer-web path; fields in `:Field` come from the path. */
+	/** The REST path (find-my-way syntax); fields in `:Field` come from the path. */
 	path: string;
 }
 

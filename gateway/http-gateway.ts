@@ -1,0 +1,187 @@
+import http, { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Context, Logger, ServiceBroker } from "moleculer";
+import qs from "qs";
+import { PlazaConfig } from "../shared/config";
+import { Operation } from "../shared/catalogue";
+import { writerFor } from "../shared/wire/write";
+import { failures } from "../shared/errors";
+import { RequestMeta, SessionMeta } from "../shared/caller";
+import { FoundRoute, Routes, Surface } from "./routes";
+import { gatewayPages } from "./pages";
+import { readBody } from "./body";
+import { RequestBudget } from "./rate-limit";
+import { readMultipart } from "./multipart";
+import { FileRecord, sendFile } from "./download";
+import { performOperation, recordPerformed } from "./perform";
+import { negotiateFormat } from "./format";
+import { sendJson } from "./respond";
+import { describeFailure } from "./errors";
+import { clientAddress, Identifier, isSecure } from "./identify";
+import { sessionCookies } from "./cookies";
+import { setSecurityHeaders } from "./security-headers";
+import { baseUrlOf } from "./base-url";
+import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
+import { GatewayRequest } from "./request";
+
+/** How long a stopping gateway waits for the requests it accepted. */
+const drainMs = 10_000;
+
+/**
+ * The HTTP face of Plaza, made from the operation catalogue: REST routes, the generic reply route,
+ * SOAP and the description, one error shape. It knows protocols, not domains: no operation is named
+ * here. A request goes: format → route → budget → body → caller → operation (or page) → answer.
+ *
+ * Built on node:http with find-my-way, body-parser and rate-limiter-flexible rather than
+ * moleculer-web, whose per-request cost (an action call of its own through every broker middleware,
+ * alias resolution by regular expressions) was most of what a small read cost (see README).
+ */
+export class HttpGateway {
+	private readonly routes: Routes;
+
+	private readonly identifier: Identifier;
+
+	private readonly budget: RequestBudget;
+
+	private readonly server: Server;
+
+	private readonly open = new Set<ServerResponse>();
+
+	/** In the JSON (production) log format every request is an info line; in the short one, debug. */
+	private readonly accessLogLevel: "info" | "debug";
+
+	constructor(
+		private readonly config: PlazaConfig,
+		private readonly broker: ServiceBroker,
+		private readonly logger: Logger,
+	) {
+		this.routes = new Routes(gatewayPages(config, broker));
+		this.identifier = new Identifier(config);
+		this.budget = new RequestBudget(config);
+		this.accessLogLevel = config.logFormat === "json" ? "info" : "debug";
+		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
+	}
+
+	listen(port: number): Promise<Server> {
+		return new Promise((resolve, reject) => {
+			this.server.once("error", reject);
+			this.server.listen(port, () => {
+				this.server.off("error", reject);
+				resolve(this.server);
+			});
+		});
+	}
+
+	/** Stops taking connections, lets the requests in progress finish (at most `drainMs`), then closes. */
+	async close(): Promise<void> {
+		const closed = new Promise<void>(resolve => this.server.close(() => resolve()));
+		this.server.closeIdleConnections();
+		const deadline = Date.now() + drainMs;
+		while (this.open.size > 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+		this.server.closeAllConnections();
+		await closed;
+	}
+
+	private async handle(req: GatewayRequest, res: ServerResponse): Promise<void> {
+		this.open.add(res);
+		res.once("close", () => this.open.delete(res));
+		setSecurityHeaders(res, isSecure(req, this.config.trustProxy));
+		this.logAccess(req, res);
+		req.$rawUrl = req.url;
+		try {
+			negotiateFormat(req);
+			const ctx = this.contextFor(req);
+			res.setHeader("X-Request-ID", String(ctx.requestID));
+			const url = req.url ?? "/";
+			const queryAt = url.indexOf("?");
+			const path = queryAt < 0 ? url : url.slice(0, queryAt);
+			if (req.method === "OPTIONS") return this.answerOptions(path, res);
+			const found = this.routes.find(req.method ?? "GET", path);
+			if (!found) throw noSuchRoute();
+			await this.budget.spend(req, res);
+			const op = found.target.kind === "operation" ? found.target.operation(found.params) : undefined;
+			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
+			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
+			const meta = ctx.meta as RequestMeta & { user?: unknown };
+			meta.clientIp = clientAddress(req, this.config.trustProxy);
+			meta.baseUrl = baseUrlOf(req, this.config.trustProxy);
+			meta.user = (await this.identifier.identify(ctx, req)) ?? null;
+			if (found.target.kind === "page") found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
+			else await this.dispatch(op, found.target.surface, req, res);
+		} catch (err) {
+			this.writeFailure(req, res, err);
+		}
+	}
+
+	/** The request's broker context; a caller's X-Request-ID (or X-Correlation-ID) follows it through every service. */
+	private contextFor(req: GatewayRequest): Context {
+		const ctx = Context.create(this.broker);
+		const given = req.headers["x-correlation-id"] ?? req.headers["x-request-id"];
+		ctx.requestID = typeof given === "string" && given.length > 0 && given.length <= 200 ? given : ctx.id;
+		ctx.meta = {};
+		req.$ctx = ctx;
+		return ctx;
+	}
+
+	/** OPTIONS runs nothing: it says which methods the path answers to (no CORS is offered, so browsers keep other sites out). */
+	private answerOptions(path: string, res: ServerResponse): void {
+		const methods = this.routes.methodsOf(path);
+		if (methods.length === 0) throw noSuchRoute();
+		res.statusCode = 204;
+		res.setHeader("Allow", [...methods, "OPTIONS"].join(", "));
+		res.end();
+	}
+
+	private async dispatch(op: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
+		if (!op) throw failures.notFound(`The operation ${String(req.$params.operation)}`);
+		if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
+		const { operation: _ignored, ...params } = req.$params;
+		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
+		const result = await performOperation(req.$ctx, req, op, surface, params);
+		const session = (req.$ctx.meta as SessionMeta).session;
+		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
+		if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
+		else sendJson(req, res, 200, writerFor(op.response)(result));
+		recordPerformed(req.$ctx, req, res.statusCode);
+	}
+
+	/** One structured line per request when it ends; the path only, as a query string may carry credentials. */
+	private logAccess(req: GatewayRequest, res: ServerResponse): void {
+		const started = process.hrtime.bigint();
+		res.once("finish", () => {
+			const path = (req.$rawUrl ?? req.url ?? "").split("?")[0];
+			this.logger[this.accessLogLevel](
+				{ event: "request", method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name },
+				`${req.method} ${path} ${res.statusCode}`,
+			);
+		});
+	}
+
+	private writeFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+		if (res.headersSent) return;
+		const failure = describeFailure(err, this.config.development);
+		recordPerformed((req as GatewayRequest).$ctx, req, failure.status);
+		// The path only: a query string may carry credentials.
+		if (failure.internal) this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed:`, err);
+		if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
+		const challenge = failure.status === 401 && this.identifier.challenge();
+		if (challenge) res.setHeader("WWW-Authenticate", challenge);
+		if (isSoapCall(req)) void sendSoapFailure(this.config, req as SoapRequest, res, failure);
+		else sendJson(req as GatewayRequest, res, failure.status, { ResponseStatus: failure.responseStatus });
+	}
+}
+
+/** Body, query and path fields in one object: the path wins, then the query, then the body. */
+function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record<string, unknown> {
+	const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+	return Object.assign({}, body, query ? qs.parse(query) : {}, found.params);
+}
+
+function noSuchRoute(): Error {
+	return Object.assign(new Error("No such route"), { type: "NOT_FOUND" });
+}
+
+/** Seconds until the rate limiter's window resets (its header holds the time in milliseconds). */
+function secondsUntil(resetAt: unknown): number {
+	const ms = Number(resetAt) - Date.now();
+	return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 60;
+}
