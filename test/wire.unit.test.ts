@@ -44,6 +44,13 @@ describe("timestamps", () => {
 		expect(json).toBe('{"CreatedTime":"\\/Date(1+0000)\\/","Url":"https://x.org/a","AboutMe":"say \\"/Date(2)/\\""}');
 		expect(JSON.parse(json)).toEqual(value);
 	});
+
+	test("a date-like text before a real timestamp leaves the timestamp escaped and every value intact", () => {
+		const value = { AboutMe: 'say "/Date(2)/" or /Date(x)/', CreatedTime: "/Date(-5+0100)/", Times: ["/Date(7)/", "/Date(8+00)/"] };
+		const json = escapeWireDates(JSON.stringify(value));
+		expect(json).toBe('{"AboutMe":"say \\"/Date(2)/\\" or /Date(x)/","CreatedTime":"\\/Date(-5+0100)\\/","Times":["\\/Date(7)\\/","/Date(8+00)/"]}');
+		expect(JSON.parse(json)).toEqual(value);
+	});
 });
 
 describe("binding", () => {
