@@ -21,6 +21,15 @@ type Bound = string | number | null | Uint8Array;
 /** Address space a database file may be mapped into (per file; pages are touched only as read). */
 const mmapBytes = 128 * 1024 * 1024;
 
+/** Transactions committed together (see openGroup): `committed` settles with their COMMIT. */
+interface Group {
+	committed: Promise<void>;
+	settle(err?: unknown): void;
+}
+
+/** Whether a statement only reads (others are writes, run as transactions so that they join a group). */
+const isRead = (sql: string) => /^\s*SELECT\b/i.test(sql);
+
 /** A prepared statement that returns rows as arrays, and the maker of its row objects. */
 interface Prepared {
 	statement: StatementSync;
@@ -74,8 +83,11 @@ export class SqliteDatabase implements SqlDatabase {
 
 	private readonly statements = new Map<string, Prepared>();
 
-	/** Set while a transaction is open: other statements wait for it. */
+	/** Set while a transaction runs: other transactions wait for it. */
 	private current: Promise<unknown> | undefined;
+
+	/** The transactions run since the last commit, held in one open SQLite transaction. */
+	private group: Group | undefined;
 
 	private readonly direct: SqlExecutor = {
 		dialect,
@@ -104,68 +116,107 @@ export class SqliteDatabase implements SqlDatabase {
 		if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
 		this.db = new sqlite.DatabaseSync(file ?? ":memory:");
 		// WAL: readers never wait for the writer. synchronous=FULL: a write acknowledged to a client
-		// is on disk (WAL fsync at every commit), so neither a crash nor a power cut loses it.
+		// is on disk (a WAL fsync at every commit; see openGroup), so neither a crash nor a power cut loses it.
 		// mmap: pages are read in place rather than copied into SQLite's cache (reads of many rows about 1.5× faster here).
 		this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000; PRAGMA mmap_size = ${mmapBytes}`);
 		if (options.bulkLoad) this.db.exec("PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY");
 	}
 
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+		if (!isRead(sql)) return this.transaction(tx => tx.all<T>(sql, params));
 		await this.idle();
 		return this.direct.all<T>(sql, params);
 	}
 
 	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+		if (!isRead(sql)) return this.transaction(tx => tx.get<T>(sql, params));
 		await this.idle();
 		return this.direct.get<T>(sql, params);
 	}
 
 	async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
-		await this.idle();
-		return this.direct.run(sql, params);
-	}
-
-	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-		for (;;) {
-			await this.idle();
-			if (!this.current) break;
-		}
-		const running = this.bulkLoad ? this.inBatch(work) : this.alone(work);
-		this.current = running;
-		try {
-			return await running;
-		} finally {
-			this.current = undefined;
-		}
-	}
-
-	private async alone<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-		this.db.exec("BEGIN IMMEDIATE");
-		try {
-			const result = await work(this.direct);
-			this.db.exec("COMMIT");
-			return result;
-		} catch (err) {
-			if (this.db.isTransaction) this.db.exec("ROLLBACK");
-			throw err;
-		}
+		return this.transaction(tx => tx.run(sql, params));
 	}
 
 	/**
-	 * A bulk load's transaction: a savepoint inside one long transaction committed every
-	 * `batchSize` transactions (and at close), so that a commit is not paid per record.
+	 * Runs `work` alone (other transactions wait for it) inside a savepoint of the open group, and
+	 * answers once the group is committed (on disk): a failed `work` undoes only its own writes.
 	 */
-	private async inBatch<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-		if (!this.db.isTransaction) this.db.exec("BEGIN IMMEDIATE");
-		this.db.exec("SAVEPOINT bulk");
+	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+		while (this.current) await this.current.catch(() => undefined);
+		const group = this.bulkLoad ? this.bulkGroup() : this.openGroup();
+		const running = this.inSavepoint(work, group);
+		this.current = running;
+		let result: T;
 		try {
-			const result = await work(this.direct);
-			this.db.exec("RELEASE bulk");
+			result = await running;
+		} finally {
+			this.current = undefined;
+		}
+		if (this.bulkLoad) {
 			if (++this.batched >= batchSize) this.commitBatch();
 			return result;
+		}
+		await group.committed;
+		return result;
+	}
+
+	/**
+	 * The group of transactions to be committed together, opened by the first one and committed on
+	 * the next turn of the event loop: each one's writes are undone alone when it fails, and every
+	 * one is answered after the one COMMIT (one fsync for all). Writes are durable when answered, and
+	 * a busy server pays one fsync per group, not per request.
+	 */
+	private openGroup(): Group {
+		if (this.group) return this.group;
+		this.db.exec("BEGIN IMMEDIATE");
+		let settle!: (err?: unknown) => void;
+		const committed = new Promise<void>((resolve, reject) => (settle = err => (err === undefined ? resolve() : reject(err))));
+		committed.catch(() => undefined);
+		const group: Group = { committed, settle };
+		this.group = group;
+		setImmediate(() => this.commitGroup(group));
+		return group;
+	}
+
+	private commitGroup(group: Group): void {
+		if (this.current) {
+			// A member is still running (awaiting something of its own): commit after it.
+			void this.current.catch(() => undefined).then(() => setImmediate(() => this.commitGroup(group)));
+			return;
+		}
+		if (this.group !== group) return;
+		this.group = undefined;
+		try {
+			this.db.exec("COMMIT");
+			group.settle();
 		} catch (err) {
-			this.db.exec("ROLLBACK TO bulk");
-			this.db.exec("RELEASE bulk");
+			if (this.db.isTransaction) this.db.exec("ROLLBACK");
+			group.settle(err);
+		}
+	}
+
+	/** A bulk load's group: one long transaction committed every `batchSize` transactions (and at close). */
+	private bulkGroup(): Group {
+		if (!this.db.isTransaction) this.db.exec("BEGIN IMMEDIATE");
+		return { committed: Promise.resolve(), settle: () => undefined };
+	}
+
+	private async inSavepoint<T>(work: (tx: SqlExecutor) => Promise<T>, group: Group): Promise<T> {
+		this.db.exec("SAVEPOINT tx");
+		try {
+			const result = await work(this.direct);
+			this.db.exec("RELEASE tx");
+			return result;
+		} catch (err) {
+			if (this.db.isTransaction) {
+				this.db.exec("ROLLBACK TO tx");
+				this.db.exec("RELEASE tx");
+			} else if (this.group === group) {
+				// SQLite ended the whole transaction (an I/O error, a full disk): the group's other writes are gone too.
+				this.group = undefined;
+				group.settle(err);
+			}
 			throw err;
 		}
 	}
@@ -186,9 +237,13 @@ export class SqliteDatabase implements SqlDatabase {
 		if (this.db.isOpen) this.db.close();
 	}
 
-	/** Waits until no transaction is open. */
+	/** Waits until no transaction is open: a read sees only what is committed. */
 	private async idle(): Promise<void> {
-		while (this.current) await this.current.catch(() => undefined);
+		for (;;) {
+			if (this.current) await this.current.catch(() => undefined);
+			else if (this.group) await this.group.committed.catch(() => undefined);
+			else return;
+		}
 	}
 
 	private statement(sql: string): Prepared {
