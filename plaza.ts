@@ -12,6 +12,7 @@ import { reservationsService } from "./services/systems/reservations.service";
 import { mediaService } from "./services/systems/media.service";
 import { gatewayService } from "./gateway/gateway.service";
 import { descriptionService } from "./gateway/description/description.service";
+import { cachesService } from "./shared/cache/caches.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
@@ -34,6 +35,8 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
 
 	const broker = new ServiceBroker(brokerOptions(config, extraMiddlewares));
+	// Every node applies the cache invalidations the writers broadcast, whatever it runs.
+	broker.createService(cachesService());
 	// The gateway opens its port only once the services of its own process are up, so that a first
 	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
 	const schemas = names.flatMap(n => serviceFactories[n].map(factory => factory(config)));

@@ -8,6 +8,8 @@ import { PlazaConfig } from "../shared/config";
 import { DigestAnswer, digestRealm, NonceSigner } from "../shared/digest";
 import { sessionTokenOf } from "./cookies";
 import { readCall } from "../shared/calls";
+import { cacheOf } from "../shared/cache/node-caches";
+import { ResolvedSession, sessionCache, sessionKeyOf } from "../shared/sessions";
 
 /** A request as the gateway sees it before routing changes its URL. */
 export interface IdentifiedRequest extends IncomingMessage {
@@ -32,7 +34,7 @@ export class Identifier {
 		if (authorization) return this.fromAuthorization(ctx, req, authorization);
 		const token = sessionTokenOf(req);
 		if (!token) return undefined;
-		return (await readCall<Caller | null, { token: string }>(ctx, "sessions.resolve", { token })) ?? undefined;
+		return this.fromSession(ctx, token);
 	}
 
 	/** WWW-Authenticate for a 401, when Digest is on: a fresh nonce to answer. */
@@ -61,6 +63,22 @@ export class Identifier {
 			}
 		}
 		throw failures.unauthorized("The credentials are not valid");
+	}
+
+	/**
+	 * The caller a session token stands for, through this gateway's cache (by the token's hash): a
+	 * resolved session is reused until its next slide is due (so that its expiry keeps sliding), never
+	 * past its end, at most 30 s; an unknown one is asked about every time. Ended sessions are
+	 * invalidated by the sessions service.
+	 */
+	private async fromSession(ctx: Context, token: string): Promise<Caller | undefined> {
+		const resolved = await cacheOf(ctx.broker, sessionCache).through(
+			sessionKeyOf(token),
+			async () => (await readCall<ResolvedSession | null, { token: string }>(ctx, "sessions.resolve", { token })) ?? undefined,
+			session => session.reusableForMs,
+		);
+		// A copy: services may hold on to the caller of their call, the cache keeps its own.
+		return resolved && { ...resolved.caller, roles: [...resolved.caller.roles] };
 	}
 
 	/** The parameters of a Digest answer, when they are complete, fresh and for this request. */

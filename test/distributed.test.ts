@@ -1,94 +1,19 @@
-import { ADMIN_KEY, WireRecord } from "./support/plaza";
-import { freePort, RunningProcess, startMain, waitForHealthy } from "./support/process";
-import { postgresTestsOn, testDatabase } from "./support/postgres";
-import { natsServerBinary, TestNats } from "./support/nats";
+import { adminHeaders as admin, describeCluster, GatewayClient, sleep, TestCluster } from "./support/cluster";
+import { WireRecord } from "./support/plaza";
 import { Outcome, runLoad, statusCounts } from "./support/load";
 
 /**
  * Issue 8's claims, shown with the built entry point: every service in a process of its own
  * (two posts nodes), joined over a real nats-server, sharing one PostgreSQL database.
  */
-const describeCluster = postgresTestsOn && natsServerBinary ? describe : describe.skip;
-
-interface Node {
-	name: string;
-	services: string;
-	probePort: number;
-	process: RunningProcess;
-}
-
-interface LogLine {
-	event?: string;
-	action?: string;
-	requestID?: string;
-	path?: string;
-	status?: number;
-}
-
-const guid = "0f8fad5bd9cb469fa16570867728950e";
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
-
-/** The JSON log lines a process has printed so far. */
-function logLines(node: Node): LogLine[] {
-	return node.process
-		.output()
-		.split("\n")
-		.filter(line => line.startsWith("{"))
-		.map(line => {
-			try {
-				return JSON.parse(line) as LogLine;
-			} catch {
-				return {};
-			}
-		});
-}
-
 describeCluster("the distributed mode: a process per service over NATS, one PostgreSQL store", () => {
-	const database = testDatabase();
-	let nats: TestNats;
+	let cluster: TestCluster;
+	let gateway: GatewayClient;
 	let url: string;
-	const nodes = new Map<string, Node>();
-	let env: Record<string, string>;
-
-	const startNode = async (name: string, services: string, extra: Record<string, string> = {}) => {
-		const probePort = nodes.get(name)?.probePort ?? (await freePort());
-		const process = startMain({ ...env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
-		const node = { name, services, probePort, process };
-		nodes.set(name, node);
-		await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 20_000, process);
-		return node;
-	};
-	const node = (name: string) => nodes.get(name)!;
-
-	const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) => {
-		const res = await fetch(url + path, {
-			method,
-			signal,
-			headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		return { status: res.status, headers: res.headers, body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as WireRecord & WireRecord[] };
-	};
-	const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
-
-	/** Until every domain answers through the gateway (not 503): the nodes have found one another. */
-	const waitForCluster = async () => {
-		const deadline = Date.now() + 30_000;
-		const probes: Array<[string, number]> = [
-			["/Users", 200],
-			[`/Networks/${guid}`, 404],
-			["/Search/Posts", 200],
-			[`/Venues/${guid}`, 404],
-			["/Systems", 200],
-		];
-		for (;;) {
-			const statuses = await Promise.all(probes.map(([path]) => call("GET", path, undefined, admin).then(r => r.status)));
-			if (statuses.every((s, i) => s === probes[i][1])) return;
-			if (Date.now() > deadline) throw new Error(`The cluster did not come together: ${JSON.stringify(statuses)}`);
-			await sleep(200);
-		}
-	};
+	const startNode = (name: string, services: string) => cluster.startNode(name, services);
+	const node = (name: string) => cluster.node(name);
+	const logLines = (n: { name: string }) => cluster.logLines(n.name);
+	const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) => gateway.call(method, path, body, headers, signal);
 
 	/** Until a posts node has served a call: the gateway routes to it. */
 	const waitForServing = async (name: string, author: { token: string }) => {
@@ -100,11 +25,7 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		}
 	};
 
-	const signUp = async (name: string) => {
-		const reply = await call("POST", "/register", { UserName: `${name}${Date.now()}${Math.floor(Math.random() * 1e6)}`, Password: "distributed systems", FirstName: name, LastName: "Node", AutoLogin: true });
-		expect(reply.status).toBe(200);
-		return { userId: String(reply.body.UserId), token: String(reply.body.SessionId) };
-	};
+	const signUp = (name: string) => gateway.signUp(name);
 
 	/** Half reads (tag search, find a post written before), half writes (new posts): the steady load of the failure tests. */
 	const mixedLoad = (author: { userId: string; token: string }, known: string[]) => (i: number) => {
@@ -145,23 +66,7 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 	const known: string[] = [];
 
 	beforeAll(async () => {
-		await database.create();
-		nats = await TestNats.start();
-		const port = await freePort();
-		url = `http://127.0.0.1:${port}`;
-		env = {
-			TRANSPORTER: nats.url,
-			DATABASE_URL: database.url,
-			MONGO_URI: "",
-			ADMIN_API_KEY: ADMIN_KEY,
-			LOG_FORMAT: "json",
-			LOG_LEVEL: "info",
-			HEARTBEAT_INTERVAL_SECONDS: "1",
-			HEARTBEAT_TIMEOUT_SECONDS: "3",
-			REQUEST_TIMEOUT_MS: "3000",
-			RATE_LIMIT_PER_MINUTE: "1000000",
-			PORT: String(port),
-		};
+		cluster = await TestCluster.start();
 		await Promise.all([
 			startNode("users-1", "users"),
 			startNode("graph-1", "graph"),
@@ -169,19 +74,15 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 			startNode("posts-b", "posts"),
 			startNode("venues-1", "venues"),
 			startNode("systems-1", "systems"),
-			startNode("gateway-1", "gateway"),
+			cluster.startGateway("gateway-1").then(client => (gateway = client)),
 		]);
-		await waitForCluster();
+		url = gateway.url;
+		await gateway.waitForCluster();
 		author = await signUp("author");
 		for (let i = 0; i < 10; i++) known.push(String((await call("POST", "/Posts", { AuthorId: author.userId, Content: `seed ${i}`, Tags: ["load"] }, { "X-ss-id": author.token })).body.Id));
 	}, 90_000);
 
-	afterAll(async () => {
-		for (const n of nodes.values()) if (n.process.child.exitCode === null) n.process.child.kill("SIGTERM");
-		await Promise.all([...nodes.values()].map(n => n.process.exited));
-		await nats?.stop();
-		await database.drop();
-	}, 60_000);
+	afterAll(() => cluster?.stop(), 60_000);
 
 	test("the whole API flow: register, connect, post, comment, search, each service in its own process", async () => {
 		const [ann, bob] = [await signUp("ann"), await signUp("bob")];
@@ -206,7 +107,9 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 
 	test("a request id follows the call: in the gateway's log and in the logs of the services that served it", async () => {
 		const requestID = `trace-${Date.now()}`;
-		const reply = await call("GET", `/Users/${author.userId}`, undefined, { "X-ss-id": author.token, "X-Request-ID": requestID });
+		// A session the gateway has not seen yet (it caches those it has), so that sessions.resolve is in the trace.
+		const tracer = await signUp("tracer");
+		const reply = await call("GET", `/Users/${author.userId}`, undefined, { "X-ss-id": tracer.token, "X-Request-ID": requestID });
 		expect(reply.status).toBe(200);
 		expect(reply.headers.get("x-request-id")).toBe(requestID);
 		await sleep(300);
@@ -260,19 +163,19 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 	}, 90_000);
 
 	test("NATS restarted during load: the nodes reconnect and serve again without restarting themselves", async () => {
-		const pids = [...nodes.values()].map(n => n.process.child.pid);
+		const pids = [...cluster.nodes.values()].map(n => n.process.child.pid);
 		const load = runLoad(20, 6, mixedLoad(author, known), 10_000);
 		await sleep(2000);
-		await nats.stop();
+		await cluster.nats.stop();
 		await sleep(1500);
-		await nats.resume();
+		await cluster.nats.resume();
 		const outcomes = await load;
 		const late = outcomes.filter(o => o.at > 16_000);
 		expect(late.length).toBeGreaterThan(0);
 		expect(late.filter(o => o.status !== 200)).toEqual([]);
 		expect(Object.keys(statusCounts(outcomes)).filter(k => !/ (200|503)$/.test(k))).toEqual([]);
-		expect([...nodes.values()].map(n => n.process.child.pid)).toEqual(pids);
-		expect([...nodes.values()].every(n => n.process.child.exitCode === null)).toBe(true);
+		expect([...cluster.nodes.values()].map(n => n.process.child.pid)).toEqual(pids);
+		expect([...cluster.nodes.values()].every(n => n.process.child.exitCode === null)).toBe(true);
 		await expectAcknowledgedWritesKept(outcomes, author);
 	}, 90_000);
 });

@@ -211,6 +211,16 @@ describe.each(engines)("the sessions repository on %s", (_name, open) => {
 		expect(await repo.remove(opened.Id)).toBe(false);
 	});
 
+	test("all the sessions of a user end together: their keys come back, other users' sessions stay", async () => {
+		const userId = newGuid();
+		const [first, second, other] = [session({ UserId: userId }), session({ UserId: userId }), session()];
+		for (const s of [first, second, other]) await repo.open(s);
+		expect((await repo.removeAllOf(userId)).sort()).toEqual([first.Id, second.Id].sort());
+		expect(await repo.find(first.Id)).toBeUndefined();
+		expect(await repo.find(other.Id)).toEqual(other);
+		expect(await repo.removeAllOf(userId)).toEqual([]);
+	});
+
 	test("expired sessions are purged, the others kept; importing one twice keeps one", async () => {
 		const ended = session({ ExpiresTime: 20_000 });
 		const open = session({ DisplayName: undefined, ExpiresTime: 30_000 });

@@ -1,4 +1,5 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
+import { Audience } from "../../shared/audience";
 import { ConnectionRow, ConnectionsRepository } from "./connections.repository";
 import { MembershipRow, NetworksRepository } from "./networks.repository";
 import { SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
@@ -8,12 +9,6 @@ export interface Embedded {
 	connections: ConnectionRow[];
 	networks: MembershipRow[];
 	subscriptions: SubscriptionRow[];
-}
-
-/** Whom and what a user follows (connections and subscriptions), and the networks they are a member of. */
-export interface Audience {
-	people: string[];
-	networks: string[];
 }
 
 /** The social graph's repository: connections, networks with their members, subscriptions. */

@@ -5,6 +5,8 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
+import { audienceCache } from "../../shared/audience";
+import { invalidate } from "../../shared/cache/invalidation";
 import { GraphRepository } from "./graph.repository";
 import { NetworkRow } from "./networks.repository";
 import { SubscriptionRow } from "./subscriptions.repository";
@@ -16,6 +18,7 @@ type GraphThis = Service & WithRepository<GraphRepository> & GraphMethods;
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
+	audienceChanged(ctx: Context, userIds: string[]): Promise<void>;
 }
 
 /** How many of each a User record embeds; the finders page through the rest. */
@@ -40,12 +43,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
+				await this.audienceChanged(ctx, [OwnerId, ConnectToId]);
 				return connectionRecords(ctx, pair);
 			},
 
 			async disconnect(this: GraphThis, ctx: Context<{ Id: string; OwnerId: string }>) {
 				const removed = await this.repo.connections.disconnect(ctx.params.Id, ctx.params.OwnerId);
 				if (!removed) throw failures.notFound(`Connection ${ctx.params.Id}`);
+				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId]);
 				return (await connectionRecords(ctx, [removed]))[0];
 			},
 
@@ -56,7 +61,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			async createNetwork(this: GraphThis, ctx: Context<{ OwnerId: string; Name: string }>) {
 				const { OwnerId, Name } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
-				return this.repo.networks.create(Name, OwnerId, Date.now());
+				const network = await this.repo.networks.create(Name, OwnerId, Date.now());
+				await this.audienceChanged(ctx, [OwnerId]); // the owner is its first member
+				return network;
 			},
 
 			async findNetwork(this: GraphThis, ctx: Context<{ Id: string }>) {
@@ -73,6 +80,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
+				await this.audienceChanged(ctx, [UserId]);
 				return (await memberRecords(ctx, [member]))[0];
 			},
 
@@ -92,12 +100,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!isNetwork && !(await profilesOf(ctx, [SubscribedToId])).has(SubscribedToId)) throw failures.notFound(`User or network ${SubscribedToId}`);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
+				await this.audienceChanged(ctx, [SubscriberId]);
 				return subscription;
 			},
 
 			async unsubscribe(this: GraphThis, ctx: Context<{ SubscriberId: string; SubscribedToId: string }>) {
 				const removed = await this.repo.subscriptions.remove(ctx.params.SubscriberId, ctx.params.SubscribedToId);
 				if (!removed) throw failures.notFound("The subscription");
+				await this.audienceChanged(ctx, [removed.SubscriberId]);
 				return removed;
 			},
 
@@ -136,7 +146,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
 					await this.network(ctx.params.networkId);
-					return !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
+					const joined = !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
+					await this.audienceChanged(ctx, [ctx.params.userId]);
+					return joined;
 				},
 			},
 
@@ -144,7 +156,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			leaveNetwork: {
 				visibility: "public",
 				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
-					return this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
+					const left = await this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
+					await this.audienceChanged(ctx, [ctx.params.userId]);
+					return left;
 				},
 			},
 
@@ -162,6 +176,11 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const network = await this.repo.networks.find(id);
 				if (!network) throw failures.notFound(`Network ${id}`);
 				return networkRecord(network);
+			},
+
+			/** Whom these users follow or which networks they are in has changed: the posts nodes must ask again (before the answer). */
+			async audienceChanged(this: GraphThis, ctx: Context, userIds: string[]) {
+				await invalidate(ctx, audienceCache, userIds);
 			},
 		},
 	};

@@ -1,7 +1,7 @@
 import { Context } from "moleculer";
 import { displayName, Profile, profilesOf } from "../../shared/profiles";
 import { readCall } from "../../shared/calls";
-import { ActivityRow, CommentRow, NewRecipient, ParticipantType, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
+import { ActivityRow, CommentRow, NewRecipient, ParticipantType, PostEmbeds, PostRow, RecipientRow, TagRow } from "./posts.rows";
 
 interface NetworkRecord {
 	Id: string;
@@ -28,9 +28,9 @@ export class Names {
 	}
 
 	/** The names a page of posts (and what they embed) needs. */
-	static forPosts(ctx: Context, posts: PostRow[], parts: PostParts): Promise<Names> {
-		const recipients = [...parts.recipients.values()].flat();
-		const comments = [...parts.comments.values()].flat();
+	static forPosts(ctx: Context, posts: PostRow[], embeds: Map<string, PostEmbeds>): Promise<Names> {
+		const recipients = [...embeds.values()].flatMap(e => e.recipients);
+		const comments = [...embeds.values()].flatMap(e => e.comments);
 		const contexts = posts.map(p => p.ContextId ?? "");
 		return Names.of(
 			ctx,
@@ -89,8 +89,10 @@ export class Names {
 	}
 
 	/** Post records for rows and what they embed. */
-	posts(rows: PostRow[], parts: PostParts): Record<string, unknown>[] {
-		const of = <T>(map: Map<string, T[]>, id: string) => map.get(id) ?? [];
-		return rows.map(row => this.post(row, of(parts.tags, row.Id), of(parts.recipients, row.Id), of(parts.activities, row.Id), of(parts.comments, row.Id)));
+	posts(rows: PostRow[], embeds: Map<string, PostEmbeds>): Record<string, unknown>[] {
+		return rows.map(row => {
+			const { tags = [], recipients = [], activities = [], comments = [] } = embeds.get(row.Id) ?? {};
+			return this.post(row, tags, recipients, activities, comments);
+		});
 	}
 }

@@ -5,9 +5,11 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
-import { readCall } from "../../shared/calls";
+import { audienceOf } from "../../shared/audience";
+import { invalidate } from "../../shared/cache/invalidation";
 import { Viewer, viewerOf } from "./visibility";
 import { Names } from "./post-records";
+import { embedsOf, postCache } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
@@ -35,6 +37,7 @@ interface PostsMethods {
 	authoredPost(ctx: Context, id: string): Promise<PostRow>;
 	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
+	postChanged(ctx: Context, postId: string): Promise<void>;
 }
 
 /**
@@ -91,7 +94,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			async addTag(this: PostsThis, ctx: Context<{ PostId: string; Value: string; TagType: number }>) {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
-				return (await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now())).row;
+				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
+				await this.postChanged(ctx, post.Id);
+				return row;
 			},
 
 			async searchByTag(this: PostsThis, ctx: Context<{ TagNames?: string; AuthorType?: string; ContextId?: string } & Page>) {
@@ -104,7 +109,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			async feed(this: PostsThis, ctx: Context<{ UserId: string } & Page>) {
 				const me = ctx.params.UserId;
-				const { people, networks } = await readCall<{ people: string[]; networks: string[] }, { userId: string }>(ctx, "graph.audienceOf", { userId: me });
+				const { people, networks } = await audienceOf(ctx, me);
 				return this.postRecords(ctx, await this.repo.lists.feed(me, people, networks, ctx.params));
 			},
 
@@ -126,6 +131,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					UpdatedTime: now,
 				};
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
+				await this.postChanged(ctx, post.Id);
 				return names.comment(comment);
 			},
 
@@ -193,11 +199,11 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return post;
 			},
 
-			/** Post records for a page of posts: one query per embedded kind and one round of names. */
+			/** Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and one round of names. */
 			async postRecords(this: PostsThis, ctx: Context, posts: PostRow[]) {
 				if (posts.length === 0) return [];
-				const parts = await this.repo.parts(posts.map(p => p.Id));
-				return (await Names.forPosts(ctx, posts, parts)).posts(posts, parts);
+				const embeds = await embedsOf(ctx, this.repo, posts.map(p => p.Id));
+				return (await Names.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
 			async addRecipient(this: PostsThis, ctx: Context, postId: string, type: ParticipantType, id: string) {
@@ -208,7 +214,16 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const record = names.recipient(type, id);
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
 				await this.repo.addRecipient(post.Id, recipient, `${String(record.DisplayName ?? "A recipient")} was added`, Date.now());
+				await this.postChanged(ctx, post.Id);
 				return record;
+			},
+
+			/**
+			 * A write to a post happened: every posts node drops what it cached of it, before the answer.
+			 * Even a write that found its record there already (a concurrent twin may not have announced its own yet).
+			 */
+			async postChanged(this: PostsThis, ctx: Context, postId: string) {
+				await invalidate(ctx, postCache, [postId]);
 			},
 		},
 	};

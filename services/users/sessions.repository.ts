@@ -55,6 +55,11 @@ export class SessionsRepository {
 		return (await this.db.run("DELETE FROM sessions WHERE id = $1", [key])) > 0;
 	}
 
+	/** Deletes every session of a user: the keys of those there were. */
+	async removeAllOf(userId: string): Promise<string[]> {
+		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 RETURNING id", [userId])).map(row => row.id);
+	}
+
 	/** Deletes the sessions ended by `now`: how many. */
 	async removeExpired(now: number): Promise<number> {
 		return this.db.run("DELETE FROM sessions WHERE expires_time <= $1", [now]);

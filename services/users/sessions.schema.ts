@@ -19,4 +19,10 @@ export const sessionsMigrations: Migration[] = [
 			"CREATE INDEX sessions_by_expiry ON sessions (expires_time)",
 		],
 	},
+	{
+		version: 2,
+		description: "sessions by user",
+		// Removing an account ends all its sessions.
+		statements: () => ["CREATE INDEX sessions_by_user ON sessions (user_id)"],
+	},
 ];

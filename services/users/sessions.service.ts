@@ -1,9 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, callerOf, SessionMeta } from "../../shared/caller";
+import { ResolvedSession, sessionCache, sessionKeyOf } from "../../shared/sessions";
+import { invalidate } from "../../shared/cache/invalidation";
 import { SessionsRepository } from "./sessions.repository";
 import { sessionsMigrations } from "./sessions.schema";
 import { sessionsLegacy } from "./sessions.legacy";
@@ -19,6 +21,7 @@ interface AuthInput {
 interface SessionsMethods {
 	openSession(ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean): Promise<string>;
 	signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller): Promise<Record<string, unknown>>;
+	ended(ctx: Context, keys: string[]): Promise<void>;
 }
 
 interface SessionsVars extends WithRepository<SessionsRepository> {
@@ -53,7 +56,10 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 						if (!caller?.userId) throw failures.unauthorized();
 						return { UserId: caller.userId, UserName: caller.userName, DisplayName: caller.displayName };
 					case "logout":
-						if (caller?.sessionKey) await this.repo.remove(caller.sessionKey);
+						if (caller?.sessionKey) {
+							await this.repo.remove(caller.sessionKey);
+							await this.ended(ctx, [caller.sessionKey]);
+						}
 						ctx.meta.session = { end: true };
 						return {};
 					case "credentials": {
@@ -81,20 +87,38 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
-			/** Internal: the caller a session token stands for, or null when it is unknown or expired. */
+			/**
+			 * Internal: the caller a session token stands for, and for how long that answer may be reused
+			 * (until the next slide is due, never past the end); null when it is unknown or expired.
+			 */
 			resolve: {
 				visibility: "public",
-				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<Caller | null> {
-					const key = keyOf(ctx.params.token);
+				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<ResolvedSession | null> {
+					const key = sessionKeyOf(ctx.params.token);
 					const session = await this.repo.find(key);
 					const now = Date.now();
 					if (!session) return null;
 					if (session.ExpiresTime <= now) {
 						await this.repo.remove(key);
+						await this.ended(ctx, [key]);
 						return null;
 					}
-					if (session.SlidTime + slideEvery(session.TtlMs) <= now) await this.repo.slide(key, now);
-					return { userId: session.UserId, userName: session.UserName, displayName: session.DisplayName ?? "", roles: session.Roles, sessionKey: key };
+					let { SlidTime: slid, ExpiresTime: ends } = session;
+					if (slid + slideEvery(session.TtlMs) <= now && (await this.repo.slide(key, now))) [slid, ends] = [now, now + session.TtlMs];
+					return {
+						caller: { userId: session.UserId, userName: session.UserName, displayName: session.DisplayName ?? "", roles: session.Roles, sessionKey: key },
+						reusableForMs: Math.min(slid + slideEvery(session.TtlMs), ends) - now,
+					};
+				},
+			},
+
+			/** Internal: ends every session of a user (their account is gone). */
+			endAllOf: {
+				visibility: "public",
+				async handler(this: SessionsThis, ctx: Context<{ userId: string }>) {
+					const keys = await this.repo.removeAllOf(ctx.params.userId);
+					await this.ended(ctx, keys);
+					return keys.length;
 				},
 			},
 		},
@@ -105,7 +129,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				const now = Date.now();
 				const ttl = ttlMs(persistent);
 				await this.repo.open({
-					Id: keyOf(token),
+					Id: sessionKeyOf(token),
 					UserId: String(user.userId),
 					UserName: user.userName ?? "",
 					DisplayName: user.displayName,
@@ -124,6 +148,11 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
 				return { UserId: user.userId, SessionId, UserName: user.userName, DisplayName: user.displayName, ReferrerUrl: ctx.params.Continue || undefined };
 			},
+
+			/** Sessions gone: no gateway may go on taking their tokens from its cache (awaited before the answer). */
+			async ended(this: SessionsThis, ctx: Context, keys: string[]) {
+				await invalidate(ctx, sessionCache, keys);
+			},
 		},
 
 		started(this: SessionsThis) {
@@ -138,9 +167,4 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 		},
 	};
 	return schema as unknown as ServiceSchema;
-}
-
-/** The store's key for a token: its SHA-256, so stored keys are useless to a thief. */
-function keyOf(token: string): string {
-	return createHash("sha256").update(token).digest("hex");
 }

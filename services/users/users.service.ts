@@ -7,7 +7,8 @@ import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
 import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
-import { Profile } from "../../shared/profiles";
+import { Profile, profileCache } from "../../shared/profiles";
+import { invalidate } from "../../shared/cache/invalidation";
 import { readCall } from "../../shared/calls";
 import { SignInLimits } from "./sign-in-limits";
 import { AccountRow, UserChanges, UserRow, UsersRepository } from "./users.repository";
@@ -110,11 +111,17 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
-			/** Internal: takes back an account made moments ago, when what it was made for failed. */
+			/**
+			 * Internal: takes back an account made moments ago, when what it was made for failed, with its
+			 * sessions. The account goes first, so no session can be opened for it afterwards; a retry
+			 * finishes what a failure left.
+			 */
 			removeAccount: {
 				visibility: "public",
 				async handler(this: UsersThis, ctx: Context<{ id: string }>) {
 					await this.repo.remove(ctx.params.id);
+					await invalidate(ctx, profileCache, [ctx.params.id]);
+					await ctx.call<number, { userId: string }>("sessions.endAllOf", { userId: ctx.params.id });
 					return true;
 				},
 			},
@@ -160,6 +167,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				if (changes.DefaultVenueId) await this.checkVenue(ctx, changes.DefaultVenueId);
 				const updated = await this.repo.update(id, changes, Date.now());
 				if (!updated) throw failures.notFound(`User ${id}`);
+				// Names shown on connections, posts and comments, on every node, before the answer.
+				await invalidate(ctx, profileCache, [id]);
 				return updated;
 			},
 

@@ -1,0 +1,17 @@
+import { Context } from "moleculer";
+import { readCall } from "./calls";
+import { cacheOf, defineCache } from "./cache/node-caches";
+
+/** Whom and what a user follows (connections and subscriptions), and the networks they are a member of. */
+export interface Audience {
+	people: string[];
+	networks: string[];
+}
+
+/** Audiences by user id, where posts are read; the graph invalidates a user's when a connection, subscription or membership of theirs changes. */
+export const audienceCache = defineCache<Audience>("audience", { max: 20_000, ttlMs: 60_000 });
+
+/** A user's audience (graph.audienceOf), through this node's cache. */
+export function audienceOf(ctx: Context, userId: string): Promise<Audience> {
+	return cacheOf(ctx.broker, audienceCache).through(userId, () => readCall<Audience, { userId: string }>(ctx, "graph.audienceOf", { userId }));
+}

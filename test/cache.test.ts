@@ -1,0 +1,234 @@
+import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
+import { cacheOf } from "../shared/cache/node-caches";
+import { sessionCache, sessionKeyOf } from "../shared/sessions";
+import { profileCache } from "../shared/profiles";
+import { audienceCache } from "../shared/audience";
+import { postCache } from "../services/posts/post-cache";
+
+/**
+ * Issue 12 item 6: hot reads are cached (sessions at the gateway, profiles, audiences, post
+ * records) and no cache ever serves a stale or private record: what a user sees through the real
+ * gateway, right after a write, in one process and across nodes.
+ */
+
+type Records = WireRecord[];
+const ids = (records: Records) => records.map(r => r.Id);
+
+describe("hot caches in one process", () => {
+	let plaza: TestPlaza;
+	beforeAll(async () => {
+		plaza = await startPlaza();
+	});
+	afterAll(() => plaza.stop());
+
+	const cached = (definition: Parameters<typeof cacheOf>[1], key: string) => cacheOf(plaza.broker, definition).has(key);
+
+	test("a signed-out session is refused at once, though the gateway had it cached", async () => {
+		const user = await plaza.signUp();
+		expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
+		expect(cached(sessionCache, sessionKeyOf(user.token))).toBe(true);
+		expect((await user.http("GET", "/auth/logout")).status).toBe(200);
+		expect(cached(sessionCache, sessionKeyOf(user.token))).toBe(false);
+		const refused = await user.http<ErrorBody>("GET", `/Users/${user.userId}`);
+		expect(refused.status).toBe(401);
+		expect((await user.http("GET", "/auth")).status).toBe(401);
+	});
+
+	test("an unknown session is not cached: a token is asked about again", async () => {
+		const token = "never-issued-token-of-32-chars__";
+		expect((await plaza.http("GET", "/auth", undefined, { "X-ss-id": token })).status).toBe(401);
+		expect(cached(sessionCache, sessionKeyOf(token))).toBe(false);
+	});
+
+	test("an account taken back ends its sessions, cached or not", async () => {
+		const user = await plaza.signUp();
+		expect((await user.http("GET", "/auth")).status).toBe(200);
+		await plaza.broker.call("users.removeAccount", { id: user.userId });
+		expect((await user.http("GET", "/auth")).status).toBe(401);
+		expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE user_id = $1", [user.userId])).toBeUndefined();
+	});
+
+	test("a profile update shows at once in FindUser, in another user's Connections, and as a post's author", async () => {
+		const [ann, bob] = await Promise.all([plaza.signUp({ FirstName: "Ann", LastName: "Before" }), plaza.signUp()]);
+		await bob.http("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId });
+		const post = (await ann.http("POST", "/Posts", { AuthorId: ann.userId, Content: "mine" })).body;
+		const names = async () => {
+			const found = (await bob.http("GET", `/Users/${ann.userId}`)).body;
+			const connections = (await bob.http<Records>("GET", `/Users/${bob.userId}/Connections`)).body;
+			const embedded = (await bob.http("GET", `/Users/${bob.userId}`)).body.Connections as Records;
+			const author = (await bob.http("GET", `/Posts/${post.Id}`)).body.AuthorDisplayName;
+			return { found: found.LastName, connection: connections[0].LastName, embedded: embedded[0].LastName, author };
+		};
+		expect(await names()).toEqual({ found: "Before", connection: "Before", embedded: "Before", author: "Ann Before" });
+		expect(cached(profileCache, ann.userId)).toBe(true);
+		expect((await ann.http("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "After" })).status).toBe(200);
+		expect(await names()).toEqual({ found: "After", connection: "After", embedded: "After", author: "Ann After" });
+	});
+
+	describe("a private post read (and so cached) by its recipient", () => {
+		let author: Session;
+		let recipient: Session;
+		let stranger: Session;
+		let post: WireRecord;
+		let unread: WireRecord;
+		beforeAll(async () => {
+			[author, recipient, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+			const write = (Content: string) => author.http("POST", "/Posts", { AuthorId: author.userId, Content, IsPrivate: true, RecipientIds: [recipient.userId], Tags: ["cachedsecret"] });
+			post = (await write("for your eyes")).body;
+			unread = (await write("never read")).body;
+			expect((await recipient.http("GET", `/Posts/${post.Id}`)).status).toBe(200);
+			expect(ids((await recipient.http<Records>("GET", "/Search/Posts?TagNames=cachedsecret")).body)).toEqual([unread.Id, post.Id]);
+			expect(ids((await recipient.http<Records>(`GET`, `/Users/${recipient.userId}/Feed`)).body)).toEqual([unread.Id, post.Id]);
+			expect(cached(postCache, post.Id)).toBe(true);
+		});
+
+		test("is refused to a stranger by FindPost, exactly as one never cached", async () => {
+			const refused = await stranger.http<ErrorBody>("GET", `/Posts/${post.Id}`);
+			const uncached = await stranger.http<ErrorBody>("GET", `/Posts/${unread.Id}`);
+			expect(refused.status).toBe(404);
+			expect([refused.status, refused.body.ResponseStatus.ErrorCode]).toEqual([uncached.status, uncached.body.ResponseStatus.ErrorCode]);
+			expect((await stranger.http("GET", `/Posts/${post.Id}/Comments`)).status).toBe(404);
+			expect((await plaza.http("GET", `/Posts/${post.Id}`)).status).toBe(401);
+		});
+
+		test("is absent from a stranger's search and feed", async () => {
+			expect((await stranger.http<Records>("GET", "/Search/Posts?TagNames=cachedsecret")).body).toEqual([]);
+			expect((await stranger.http<Records>("GET", `/Users/${stranger.userId}/Feed`)).body).toEqual([]);
+		});
+	});
+
+	test("a tag, a comment and a recipient added to a cached post are in the next FindPost", async () => {
+		const [author, other] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const post = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "grows" })).body;
+		const find = async () => (await other.http(`GET`, `/Posts/${post.Id}`)).body;
+		expect((await find()).Tags).toEqual([]);
+		expect(cached(postCache, post.Id)).toBe(true);
+		expect((await author.http("POST", `/Posts/${post.Id}/Tags`, { Value: "fresh" })).status).toBe(200);
+		expect(((await find()).Tags as Records).map(t => t.Value)).toEqual(["fresh"]);
+		expect((await other.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: other.userId, Content: "first!" })).status).toBe(200);
+		expect(((await find()).Comments as Records).map(c => c.Content)).toEqual(["first!"]);
+		expect((await author.http("POST", `/Posts/${post.Id}/Recipients`, { RecipientId: other.userId })).status).toBe(200);
+		const after = await find();
+		expect((after.Recipients as Records).map(r => r.Id)).toEqual([other.userId]);
+		expect((after.Activities as Records).map(a => a.Message)).toEqual(["Tagged fresh", expect.stringMatching(/commented$/), expect.stringMatching(/was added$/)]);
+	});
+
+	test("a connection or a membership changes what the posts service lets one see at once, both ways", async () => {
+		const [me, friend, owner] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		const friendsPost = (await friend.http("POST", "/Posts", { AuthorId: friend.userId, Content: "public" })).body;
+		const feed = async () => ids((await me.http<Records>("GET", `/Users/${me.userId}/Feed`)).body);
+		expect(await feed()).toEqual([]);
+		expect(cached(audienceCache, me.userId)).toBe(true);
+		const connection = (await me.http<Records>("POST", "/Connections", { OwnerId: me.userId, ConnectToId: friend.userId })).body;
+		expect(await feed()).toEqual([friendsPost.Id]);
+		expect((await me.http("DELETE", `/Connections/${connection[0].Id}?OwnerId=${me.userId}`)).status).toBe(200);
+		expect(await feed()).toEqual([]);
+
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle" })).body;
+		const secret = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "members only", IsPrivate: true, RecipientIds: [network.Id] })).body;
+		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
+		expect((await me.http("POST", `/Networks/${network.Id}/Members`, { UserId: me.userId })).status).toBe(200);
+		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(200);
+		await plaza.broker.call("graph.leaveNetwork", { networkId: network.Id, userId: me.userId });
+		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
+		expect(await feed()).toEqual([]);
+	});
+});
+
+describeCluster("hot caches across nodes: two gateways and two posts nodes over NATS", () => {
+	let cluster: TestCluster;
+	let a: GatewayClient;
+	let b: GatewayClient;
+	const as = (who: { token: string }) => ({ "X-ss-id": who.token });
+
+	/** Cache hits a node has counted so far (its probe port's /metrics). */
+	const hits = async (node: string, cache: string) => {
+		const text = await (await fetch(`http://127.0.0.1:${cluster.node(node).probePort}/metrics`)).text();
+		return Number(new RegExp(`plaza_cache_hits_total\\{[^}]*cache="${cache}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+	};
+
+	/** Sends `read` through gateway B until both posts nodes have answered it from their cache. */
+	const cachedOnBothPostsNodes = async (cache: string, read: () => Promise<unknown>) => {
+		const before = await Promise.all(["posts-a", "posts-b"].map(n => hits(n, cache)));
+		for (let i = 0; i < 40; i++) {
+			await read();
+			const now = await Promise.all(["posts-a", "posts-b"].map(n => hits(n, cache)));
+			if (now.every((h, j) => h > before[j])) return;
+		}
+		throw new Error(`The ${cache} cache was not hit on both posts nodes`);
+	};
+
+	beforeAll(async () => {
+		cluster = await TestCluster.start();
+		[a, b] = await Promise.all([
+			cluster.startGateway("gateway-a"),
+			cluster.startGateway("gateway-b"),
+			cluster.startNode("users-1", "users"),
+			cluster.startNode("graph-1", "graph"),
+			cluster.startNode("posts-a", "posts"),
+			cluster.startNode("posts-b", "posts"),
+			cluster.startNode("others-1", "venues,systems"),
+		]);
+		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+	}, 90_000);
+
+	afterAll(() => cluster?.stop(), 60_000);
+
+	test("signed out through gateway A, the token is refused at gateway B immediately", async () => {
+		const user = await a.signUp("leaver");
+		const before = await hits("gateway-b", "sessions");
+		for (let i = 0; i < 2; i++) expect((await b.call("GET", "/auth", undefined, as(user))).status).toBe(200);
+		expect(await hits("gateway-b", "sessions")).toBeGreaterThan(before);
+		expect((await a.call("GET", "/auth/logout", undefined, as(user))).status).toBe(200);
+		expect((await b.call("GET", "/auth", undefined, as(user))).status).toBe(401);
+		expect((await b.call("GET", `/Users/${user.userId}`, undefined, as(user))).status).toBe(401);
+	});
+
+	test("a profile updated through A shows through B at once: connections and a post's author", async () => {
+		const [ann, bob] = await Promise.all([a.signUp("ann"), a.signUp("bob")]);
+		expect((await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status).toBe(200);
+		const post = (await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "named" }, as(ann))).body;
+		const names = async () => ({
+			connection: ((await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0] as WireRecord).LastName,
+			author: (await b.call("GET", `/Posts/${post.Id}`, undefined, as(bob))).body.AuthorDisplayName,
+		});
+		expect(await names()).toEqual({ connection: "Node", author: "ann Node" });
+		await cachedOnBothPostsNodes("profiles", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(bob)));
+		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Renamed" }, as(ann))).status).toBe(200);
+		for (let i = 0; i < 4; i++) expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed" });
+	});
+
+	test("a post updated through A shows in B's FindPost at once, whichever posts node answers", async () => {
+		const [author, reader] = await Promise.all([a.signUp("writer"), a.signUp("reader")]);
+		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "will grow" }, as(author))).body;
+		await cachedOnBothPostsNodes("posts", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(reader)));
+		expect((await a.call("POST", `/Posts/${post.Id}/Tags`, { Value: "late" }, as(author))).status).toBe(200);
+		for (let i = 0; i < 4; i++) expect(((await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body.Tags as Records).map(t => t.Value)).toEqual(["late"]);
+		expect((await a.call("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "seen" }, as(reader))).status).toBe(200);
+		for (let i = 0; i < 4; i++) expect(((await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body.Comments as Records).map(c => c.Content)).toEqual(["seen"]);
+	});
+
+	test("a private post cached for its recipient at B is refused to a stranger at B, in FindPost, search and feed", async () => {
+		const [author, recipient, stranger] = await Promise.all([a.signUp("author"), b.signUp("recipient"), b.signUp("stranger")]);
+		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "private", IsPrivate: true, RecipientIds: [recipient.userId], Tags: ["nodesecret"] }, as(author))).body;
+		await cachedOnBothPostsNodes("posts", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(recipient)));
+		expect((await b.call("GET", "/Search/Posts?TagNames=nodesecret", undefined, as(recipient))).body.map(p => p.Id)).toEqual([post.Id]);
+		for (let i = 0; i < 4; i++) {
+			const refused = await b.call("GET", `/Posts/${post.Id}`, undefined, as(stranger));
+			expect([refused.status, (refused.body as unknown as ErrorBody).ResponseStatus.ErrorCode]).toEqual([404, "NotFound"]);
+		}
+		expect((await b.call("GET", "/Search/Posts?TagNames=nodesecret", undefined, as(stranger))).body).toEqual([]);
+		expect((await b.call("GET", `/Users/${stranger.userId}/Feed`, undefined, as(stranger))).body).toEqual([]);
+	});
+
+	test("a member added through A sees the network's private post through B at once", async () => {
+		const [owner, joiner] = await Promise.all([a.signUp("owner"), b.signUp("joiner")]);
+		const network = (await a.call("POST", "/Networks", { OwnerId: owner.userId, Name: "Club" }, as(owner))).body;
+		const post = (await a.call("POST", "/Posts", { AuthorId: owner.userId, Content: "members", IsPrivate: true, RecipientIds: [network.Id] }, as(owner))).body;
+		await cachedOnBothPostsNodes("audience", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner)));
+		expect((await b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner))).status).toBe(404);
+		expect((await a.call("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId }, as(owner))).status).toBe(200);
+		for (let i = 0; i < 4; i++) expect((await b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner))).status).toBe(200);
+	});
+});

@@ -1,0 +1,155 @@
+import { ADMIN_KEY, WireRecord } from "./plaza";
+import { freePort, RunningProcess, startMain, waitForHealthy } from "./process";
+import { postgresTestsOn, testDatabase } from "./postgres";
+import { natsServerBinary, TestNats } from "./nats";
+
+/** Cluster tests need a PostgreSQL server and nats-server; without them they are skipped. */
+export const describeCluster = postgresTestsOn && natsServerBinary ? describe : describe.skip;
+
+/** One process of the cluster: the built entry point with some services. */
+export interface ClusterNode {
+	name: string;
+	services: string;
+	probePort: number;
+	process: RunningProcess;
+}
+
+/** A JSON log line of a node (LOG_FORMAT=json). */
+export interface LogLine {
+	event?: string;
+	action?: string;
+	requestID?: string;
+	path?: string;
+	status?: number;
+}
+
+/** A reply of a gateway; `body` is the JSON parsed (a record or a list, as the test expects). */
+export interface ClusterReply {
+	status: number;
+	headers: Headers;
+	body: WireRecord & WireRecord[];
+}
+
+export const adminHeaders = { Authorization: `Bearer ${ADMIN_KEY}` };
+
+const guid = "0f8fad5bd9cb469fa16570867728950e";
+export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/**
+ * Plaza's distributed mode for a test: processes of the built entry point (a few services each),
+ * joined over a nats-server of the test's own, sharing one fresh PostgreSQL database; JSON logs.
+ */
+export class TestCluster {
+	readonly nodes = new Map<string, ClusterNode>();
+
+	private constructor(
+		private readonly database: ReturnType<typeof testDatabase>,
+		readonly nats: TestNats,
+		private readonly env: Record<string, string>,
+	) {}
+
+	static async start(): Promise<TestCluster> {
+		const database = testDatabase();
+		await database.create();
+		const nats = await TestNats.start();
+		return new TestCluster(database, nats, {
+			TRANSPORTER: nats.url,
+			DATABASE_URL: database.url,
+			MONGO_URI: "",
+			ADMIN_API_KEY: ADMIN_KEY,
+			LOG_FORMAT: "json",
+			LOG_LEVEL: "info",
+			HEARTBEAT_INTERVAL_SECONDS: "1",
+			HEARTBEAT_TIMEOUT_SECONDS: "3",
+			REQUEST_TIMEOUT_MS: "3000",
+			RATE_LIMIT_PER_MINUTE: "1000000",
+		});
+	}
+
+	/** Starts (or starts again, on the same probe port) a node, and waits until it is ready. */
+	async startNode(name: string, services: string, extra: Record<string, string> = {}): Promise<ClusterNode> {
+		const probePort = this.nodes.get(name)?.probePort ?? (await freePort());
+		const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
+		const node = { name, services, probePort, process };
+		this.nodes.set(name, node);
+		await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 20_000, process);
+		return node;
+	}
+
+	/** Starts a gateway node on a port of its own: its client. */
+	async startGateway(name: string): Promise<GatewayClient> {
+		const port = await freePort();
+		await this.startNode(name, "gateway", { PORT: String(port) });
+		return new GatewayClient(`http://127.0.0.1:${port}`);
+	}
+
+	node(name: string): ClusterNode {
+		const node = this.nodes.get(name);
+		if (!node) throw new Error(`No node ${name}`);
+		return node;
+	}
+
+	/** The JSON log lines a node has printed so far. */
+	logLines(name: string): LogLine[] {
+		return this.node(name)
+			.process.output()
+			.split("\n")
+			.filter(line => line.startsWith("{"))
+			.map(line => {
+				try {
+					return JSON.parse(line) as LogLine;
+				} catch {
+					return {};
+				}
+			});
+	}
+
+	/** Stops every node (SIGTERM), then NATS, and drops the database. */
+	async stop(): Promise<void> {
+		for (const n of this.nodes.values()) if (n.process.child.exitCode === null) n.process.child.kill("SIGTERM");
+		await Promise.all([...this.nodes.values()].map(n => n.process.exited));
+		await this.nats.stop();
+		await this.database.drop();
+	}
+}
+
+/** Requests to one gateway of a cluster. */
+export class GatewayClient {
+	constructor(readonly url: string) {}
+
+	async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<ClusterReply> {
+		const res = await fetch(this.url + path, {
+			method,
+			signal,
+			headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		return { status: res.status, headers: res.headers, body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as WireRecord & WireRecord[] };
+	}
+
+	/** Registers a user (AutoLogin): their id and session token. */
+	async signUp(name: string): Promise<{ userId: string; token: string }> {
+		const reply = await this.call("POST", "/register", { UserName: `${name}${Date.now()}${Math.floor(Math.random() * 1e6)}`, Password: "distributed systems", FirstName: name, LastName: "Node", AutoLogin: true });
+		if (reply.status !== 200) throw new Error(`Registration failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+		return { userId: String(reply.body.UserId), token: String(reply.body.SessionId) };
+	}
+
+	/** Until every domain answers through this gateway (not 503): the nodes have found one another. */
+	async waitForCluster(timeoutMs = 30_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		const probes: Array<[string, number]> = [
+			["/Users", 200],
+			[`/Networks/${guid}`, 404],
+			["/Search/Posts", 200],
+			[`/Venues/${guid}`, 404],
+			["/Systems", 200],
+		];
+		for (;;) {
+			const statuses = await Promise.all(probes.map(([path]) => this.call("GET", path, undefined, adminHeaders).then(r => r.status)));
+			if (statuses.every((s, i) => s === probes[i][1])) return;
+			if (Date.now() > deadline) throw new Error(`The cluster did not come together at ${this.url}: ${JSON.stringify(statuses)}`);
+			await sleep(200);
+		}
+	}
+}
