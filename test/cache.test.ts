@@ -4,7 +4,7 @@ import { cacheOf } from "../shared/cache/node-caches";
 import { sessionCache, sessionKeyOf } from "../shared/sessions";
 import { profileCache } from "../shared/profiles";
 import { audienceCache } from "../shared/audience";
-import { postCache } from "../services/posts/post-cache";
+import { postCache, publicPostCache } from "../services/posts/post-cache";
 
 /**
  * Issue 12 item 6: hot reads are cached (sessions at the gateway, profiles, audiences, post
@@ -81,6 +81,8 @@ describe("hot caches in one process", () => {
 			expect(ids((await recipient.http<Records>("GET", "/Search/Posts?TagNames=cachedsecret")).body)).toEqual([unread.Id, post.Id]);
 			expect(ids((await recipient.http<Records>(`GET`, `/Users/${recipient.userId}/Feed`)).body)).toEqual([unread.Id, post.Id]);
 			expect(cached(postCache, post.Id)).toBe(true);
+			// Its embeds are kept; its row never is: whether a reader may see a private post is asked of the store each time.
+			expect(cached(publicPostCache, post.Id)).toBe(false);
 		});
 
 		test("is refused to a stranger by FindPost, exactly as one never cached", async () => {
@@ -102,10 +104,16 @@ describe("hot caches in one process", () => {
 		const [author, other] = await Promise.all([plaza.signUp(), plaza.signUp()]);
 		const post = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "grows" })).body;
 		const find = async () => (await other.http(`GET`, `/Posts/${post.Id}`)).body;
-		expect((await find()).Tags).toEqual([]);
+		const first = await find();
+		expect(first.Tags).toEqual([]);
 		expect(cached(postCache, post.Id)).toBe(true);
+		// A public post's row is kept too (anyone may see it): its UpdatedTime must move with each write.
+		expect(cached(publicPostCache, post.Id)).toBe(true);
+		await new Promise(resolve => setTimeout(resolve, 5));
 		expect((await author.http("POST", `/Posts/${post.Id}/Tags`, { Value: "fresh" })).status).toBe(200);
-		expect(((await find()).Tags as Records).map(t => t.Value)).toEqual(["fresh"]);
+		const tagged = await find();
+		expect((tagged.Tags as Records).map(t => t.Value)).toEqual(["fresh"]);
+		expect(tagged.UpdatedTime).not.toBe(first.UpdatedTime);
 		expect((await other.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: other.userId, Content: "first!" })).status).toBe(200);
 		expect(((await find()).Comments as Records).map(c => c.Content)).toEqual(["first!"]);
 		expect((await author.http("POST", `/Posts/${post.Id}/Recipients`, { RecipientId: other.userId })).status).toBe(200);

@@ -1,7 +1,8 @@
 import { Context } from "moleculer";
 import { cacheOf, defineCache } from "../../shared/cache/node-caches";
 import { PostsRepository } from "./posts.repository";
-import { embedsByPost, PostEmbeds } from "./posts.rows";
+import { embedsByPost, PostEmbeds, PostRow } from "./posts.rows";
+import { Reader } from "./posts.sql";
 
 /**
  * What post records embed (tags, recipients, latest activities, first comments), by post id, on
@@ -14,4 +15,16 @@ export const postCache = defineCache<PostEmbeds>("posts", { max: 5_000, ttlMs: 5
 /** The embeds of these posts: the cached ones, and the others in one query per embedded kind. */
 export function embedsOf(ctx: Context, repo: PostsRepository, postIds: string[]): Promise<Map<string, PostEmbeds>> {
 	return cacheOf(ctx.broker, postCache).throughMany(postIds, async missing => embedsByPost(await repo.parts(missing), missing));
+}
+
+/**
+ * Public posts' rows, by id, on each posts node: a public post is visible to every caller who may
+ * ask, so a kept row answers anyone. A private post is never kept: whether its reader may see it is
+ * asked of the store every time. Invalidated with the embeds, by every write to the post.
+ */
+export const publicPostCache = defineCache<PostRow>("publicPosts", { max: 20_000, ttlMs: 5 * 60_000 });
+
+/** The post if the viewer may see it: a public one through the cache, a private one from the store. */
+export function visiblePostOf(ctx: Context, repo: PostsRepository, id: string, viewer: Reader): Promise<PostRow | undefined> {
+	return cacheOf(ctx.broker, publicPostCache).through(id, () => repo.visiblePost(id, viewer), post => (post.IsPrivate ? 0 : publicPostCache.ttlMs));
 }

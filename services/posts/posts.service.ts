@@ -9,7 +9,7 @@ import { audienceOf } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { Viewer, viewerOf } from "./visibility";
 import { Names } from "./post-records";
-import { embedsOf, postCache } from "./post-cache";
+import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
@@ -187,7 +187,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** The post, if the caller may see it; a private post the caller may not see does not exist (404). */
 			async visiblePost(this: PostsThis, ctx: Context, id: string) {
 				const viewer = await viewerOf(ctx);
-				const post = await this.repo.visiblePost(id, viewer);
+				const post = await visiblePostOf(ctx, this.repo, id, viewer);
 				if (!post) throw failures.notFound(`Post ${id}`);
 				return { post, viewer };
 			},
@@ -223,7 +223,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			 * Even a write that found its record there already (a concurrent twin may not have announced its own yet).
 			 */
 			async postChanged(this: PostsThis, ctx: Context, postId: string) {
-				await invalidate(ctx, postCache, [postId]);
+				await Promise.all([invalidate(ctx, postCache, [postId]), invalidate(ctx, publicPostCache, [postId])]);
 			},
 		},
 	};
