@@ -5,7 +5,7 @@ import { PlazaConfig } from "../shared/config";
 import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
-import { RequestMeta, SessionMeta } from "../shared/caller";
+import { callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
 import { FoundRoute, Routes, Surface } from "./routes";
 import { gatewayPages } from "./pages";
 import { readBody } from "./body";
@@ -14,7 +14,8 @@ import { readMultipart } from "./multipart";
 import { FileRecord, sendFile } from "./download";
 import { performOperation, recordPerformed } from "./perform";
 import { negotiateFormat } from "./format";
-import { sendJson } from "./respond";
+import { sendJson, sendJsonText, wireJson } from "./respond";
+import { ResponseCache } from "./response-cache";
 import { describeFailure } from "./errors";
 import { clientAddress, Identifier, isSecure } from "./identify";
 import { sessionCookies } from "./cookies";
@@ -42,6 +43,8 @@ export class HttpGateway {
 
 	private readonly budget: RequestBudget;
 
+	private readonly responses: ResponseCache;
+
 	private readonly server: Server;
 
 	private readonly open = new Set<ServerResponse>();
@@ -57,6 +60,7 @@ export class HttpGateway {
 		this.routes = new Routes(gatewayPages(config, broker));
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config);
+		this.responses = new ResponseCache(broker);
 		this.accessLogLevel = config.logFormat === "json" ? "info" : "debug";
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
 	}
@@ -136,11 +140,26 @@ export class HttpGateway {
 		if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 		const { operation: _ignored, ...params } = req.$params;
 		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
+		const kept = op.cacheResponse ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
+		if (kept && "json" in kept) {
+			// Only a caller whose own call of this operation was answered (so was allowed) since the last change gets here.
+			req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };
+			sendJsonText(req, res, 200, kept.json);
+			return recordPerformed(req.$ctx, req, 200);
+		}
 		const result = await performOperation(req.$ctx, req, op, surface, params);
 		const session = (req.$ctx.meta as SessionMeta).session;
 		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
 		if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
-		else sendJson(req, res, 200, writerFor(op.response)(result));
+		else {
+			const json = wireJson(writerFor(op.response)(result));
+			const scope = (req.$ctx.meta as ResponseScopeMeta).responseScope;
+			if (kept && scope) {
+				const bytes = Buffer.from(json);
+				this.responses.keep(kept, scope, bytes);
+				sendJsonText(req, res, 200, bytes);
+			} else sendJsonText(req, res, 200, json);
+		}
 		recordPerformed(req.$ctx, req, res.statusCode);
 	}
 

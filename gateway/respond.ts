@@ -7,18 +7,25 @@ export interface FormatRequest extends IncomingMessage {
 	$jsonp?: string;
 }
 
-/**
- * Sends a body in the wire's JSON (PRODUCT.md §1): escaped "\/Date()\/" timestamps, wrapped as
- * `name(...)` with text/javascript when the caller asked for JSONP.
- */
+/** A body as the wire's JSON text (PRODUCT.md §1): escaped "\/Date()\/" timestamps. */
+export function wireJson(body: unknown): string {
+	return escapeWireDates(JSON.stringify(body));
+}
+
+/** Sends a body in the wire's JSON, wrapped as `name(...)` with text/javascript when the caller asked for JSONP. */
 export function sendJson(req: FormatRequest, res: ServerResponse, status: number, body: unknown): void {
+	if (!res.headersSent) sendJsonText(req, res, status, wireJson(body));
+}
+
+/** Sends JSON already written for the wire (see wireJson), as text or as its UTF-8 bytes. */
+export function sendJsonText(req: FormatRequest, res: ServerResponse, status: number, json: string | Buffer): void {
 	if (res.headersSent) return;
-	const json = escapeWireDates(JSON.stringify(body));
 	res.statusCode = status;
 	if (req.$jsonp) {
 		res.setHeader("Content-Type", "text/javascript; charset=utf-8");
 		// U+2028/2029 are valid in JSON but end a line in older JavaScript engines.
-		res.end(`${req.$jsonp}(${json.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")})`);
+		const text = json.toString();
+		res.end(`${req.$jsonp}(${text.replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")})`);
 	} else {
 		res.setHeader("Content-Type", "application/json; charset=utf-8");
 		res.end(json);

@@ -29,6 +29,12 @@ export interface RequestMeta extends SessionMeta {
 	baseUrl?: string;
 }
 
+/** What an action whose answer the gateway may keep (`cacheResponse`) says of who else gets the same answer. */
+export interface ResponseScopeMeta {
+	/** A name for every caller who gets this same answer to the same request; unset: the answer is this caller's alone. */
+	responseScope?: string;
+}
+
 export interface CallerMeta {
 	user?: Caller | null;
 }

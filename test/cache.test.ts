@@ -1,5 +1,6 @@
 import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
+import { CallCounter } from "./support/call-counter";
 import { cacheOf } from "../shared/cache/node-caches";
 import { sessionCache, sessionKeyOf } from "../shared/sessions";
 import { profileCache } from "../shared/profiles";
@@ -144,6 +145,73 @@ describe("hot caches in one process", () => {
 	});
 });
 
+describe("AllUsers answers kept at the gateway (cacheResponse)", () => {
+	const calls = new CallCounter();
+	let plaza: TestPlaza;
+	beforeAll(async () => {
+		plaza = await startPlaza({}, [calls.middleware]);
+	});
+	afterAll(() => plaza.stop());
+
+	/** Every user on one page, and how many times the users service was asked for it. */
+	const page = async (who: Session | "admin") => {
+		calls.reset();
+		const reply = who === "admin" ? await plaza.admin<Records>("GET", "/Users?Limit=1000") : await who.http<Records>("GET", "/Users?Limit=1000");
+		expect(reply.status).toBe(200);
+		return { users: reply.body, asked: calls.snapshot()["users.list"] ?? 0 };
+	};
+	const userIn = (users: Records, id: string) => users.find(u => u.Id === id);
+
+	test("a page is read once per change of users or the graph, and every change shows at once", async () => {
+		const [member, other, third] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		expect((await page(member)).asked).toBe(1);
+		expect((await page(member)).asked).toBe(0);
+		// Another member learns their scope from their own first answer, then shares the kept one.
+		expect((await page(other)).asked).toBe(1);
+		expect((await page(other)).asked).toBe(0);
+
+		expect((await other.http("PUT", `/Users/${other.userId}`, { FirstName: "Renamed", LastName: "Member" })).status).toBe(200);
+		const renamed = await page(member);
+		expect(renamed.asked).toBe(1);
+		expect(userIn(renamed.users, other.userId)?.FirstName).toBe("Renamed");
+
+		expect((await other.http("POST", "/Connections", { OwnerId: other.userId, ConnectToId: third.userId })).status).toBe(200);
+		const connected = await page(member);
+		expect(((userIn(connected.users, third.userId)?.Connections ?? []) as Records).map(c => c.UserId)).toEqual([other.userId]);
+
+		const newcomer = await plaza.signUp();
+		expect(userIn((await page(member)).users, newcomer.userId)).toBeDefined();
+	});
+
+	test("a cloaked user sees themselves, others do not, an admin does: the same request, three answers", async () => {
+		const [member, hidden] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		await page(member);
+		expect((await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, { FirstName: "Hidden", LastName: "One", Cloaked: true })).status).toBe(200);
+		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
+		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
+		// The cloaked user's own answer is theirs alone: asked of the service every time, never kept for others.
+		for (let i = 0; i < 2; i++) {
+			const own = await page(hidden);
+			expect(own.asked).toBe(1);
+			expect(userIn(own.users, hidden.userId)).toBeDefined();
+		}
+		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
+		expect(userIn((await page("admin")).users, hidden.userId)).toBeDefined();
+		expect((await page("admin")).asked).toBe(0);
+		expect((await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, { FirstName: "Hidden", LastName: "One", Cloaked: false })).status).toBe(200);
+		expect(userIn((await page(member)).users, hidden.userId)).toBeDefined();
+	});
+
+	test("a signed-out caller is refused even where an answer is kept", async () => {
+		const member = await plaza.signUp();
+		await page(member);
+		await page(member);
+		expect((await member.http("GET", "/auth/logout")).status).toBe(200);
+		expect((await member.http("GET", "/Users?Limit=1000")).status).toBe(401);
+		expect((await plaza.http("GET", "/Users?Limit=1000")).status).toBe(401);
+	});
+});
+
 describeCluster("hot caches across nodes: two gateways and two posts nodes over NATS", () => {
 	let cluster: TestCluster;
 	let a: GatewayClient;
@@ -205,6 +273,21 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		await cachedOnBothPostsNodes("profiles", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(bob)));
 		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Renamed" }, as(ann))).status).toBe(200);
 		for (let i = 0; i < 4; i++) expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed" });
+	});
+
+	test("an AllUsers page kept at gateway B shows a profile updated and a connection made through A at once", async () => {
+		const [ann, bob] = await Promise.all([a.signUp("pager"), a.signUp("paged")]);
+		const annThroughB = async () => {
+			const users = (await b.call("GET", "/Users?Limit=1000", undefined, as(bob))).body as unknown as Records;
+			return users.find(u => u.Id === ann.userId);
+		};
+		expect((await annThroughB())?.LastName).toBe("Node");
+		// Kept now, and the second answer comes from B's keeping (the same page, no change between).
+		expect((await annThroughB())?.LastName).toBe("Node");
+		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Paged" }, as(ann))).status).toBe(200);
+		expect((await annThroughB())?.LastName).toBe("Paged");
+		expect((await a.call("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId }, as(ann))).status).toBe(200);
+		expect(((await annThroughB())?.Connections as Records).map(c => c.UserId)).toEqual([bob.userId]);
 	});
 
 	test("a post updated through A shows in B's FindPost at once, whichever posts node answers", async () => {

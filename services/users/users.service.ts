@@ -4,7 +4,7 @@ import { repositoryMixin, WithRepository } from "../../shared/persistence/reposi
 import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
-import { Caller, CallerMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
+import { Caller, CallerMeta, ResponseScopeMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
 import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
@@ -68,9 +68,14 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return (await this.withGraph(ctx, [await this.user(ctx.params.Id)]))[0];
 			},
 
-			async list(this: UsersThis, ctx: Context<Page, CallerMeta>) {
+			async list(this: UsersThis, ctx: Context<Page, CallerMeta & ResponseScopeMeta>) {
 				const caller = callerOf(ctx);
-				return this.withGraph(ctx, await this.repo.page(ctx.params, { admin: isAdmin(caller), userId: caller?.userId }));
+				const admin = isAdmin(caller);
+				const users = await this.withGraph(ctx, await this.repo.page(ctx.params, { admin, userId: caller?.userId }));
+				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees themselves).
+				const cloaked = !admin && !!caller?.userId && (await this.repo.find(caller.userId))?.Cloaked !== false;
+				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : "members";
+				return users;
 			},
 
 			/** Internal: what other services show of users next to their records. */

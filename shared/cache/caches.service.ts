@@ -1,6 +1,7 @@
-import { Context, Service, ServiceSchema } from "moleculer";
+import { Context, Service, ServiceBroker, ServiceSchema } from "moleculer";
 import { applyInvalidation, Invalidation, invalidationEvent } from "./invalidation";
 import { clearHeldCaches } from "./node-caches";
+import { DomainChange, domainChangedEvent, domainGenerations } from "./domain-changes";
 
 /**
  * Runs on every node, whatever its services: applies the invalidations broadcast by writers to the
@@ -14,12 +15,20 @@ export function cachesService(): ServiceSchema {
 			[invalidationEvent](this: Service, ctx: Context<Invalidation>) {
 				applyInvalidation(this.broker, ctx.params);
 			},
+			[domainChangedEvent](this: Service, ctx: Context<DomainChange>) {
+				if (typeof ctx.params?.domain === "string") domainGenerations(this.broker).bump(ctx.params.domain);
+			},
 			"$transporter.connected"(this: Service, ctx: Context<{ wasReconnect?: boolean }>) {
-				if (ctx.params?.wasReconnect) clearHeldCaches(this.broker);
+				if (ctx.params?.wasReconnect) forgetAll(this.broker);
 			},
 			"$node.connected"(this: Service, ctx: Context<{ reconnected?: boolean }>) {
-				if (ctx.params?.reconnected) clearHeldCaches(this.broker);
+				if (ctx.params?.reconnected) forgetAll(this.broker);
 			},
 		},
 	};
+}
+
+function forgetAll(broker: ServiceBroker): void {
+	clearHeldCaches(broker);
+	domainGenerations(broker).bumpAll();
 }

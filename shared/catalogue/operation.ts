@@ -43,6 +43,13 @@ export interface Operation {
 	 * `ContentType` and `ETag` (the generic route and SOAP send the record itself).
 	 */
 	download?: boolean;
+	/**
+	 * The gateway may keep this read's answer, as ServiceStack's [CacheResponse] does: the action
+	 * names in `ctx.meta.responseScope` who else gets the same answer (or nothing, when no one does),
+	 * and the answer is kept until any write in one of `domains` (announced on the bus before the
+	 * write answers). Not for operations with actor fields.
+	 */
+	cacheResponse?: { domains: string[] };
 }
 
 export function route(spec: `${HttpMethod} ${string}`): Route {

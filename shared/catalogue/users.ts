@@ -58,6 +58,8 @@ export const usersOperations: Operation[] = [
 		response: w.array().items(User),
 		access: "user",
 		reads: true,
+		// Pages embed connections, networks and subscriptions with names: kept until users or the graph change.
+		cacheResponse: { domains: ["users", "graph"] },
 	},
 	{
 		name: "UpdateUser",

@@ -4,6 +4,7 @@ import { SqlDatabase } from "./sql/database";
 import { Migration, migrate } from "./sql/migrations";
 import { closeDatabase, openDatabase } from "./sql/open";
 import { importLegacyOnce, LegacyImport } from "./legacy";
+import { announcedDomains, announcingChanges } from "../cache/domain-changes";
 
 export interface RepositoryOptions<Repo> {
 	/** The domain's name: its SQLite file, its migrations' key. */
@@ -32,7 +33,8 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 	return {
 		created(this: Service) {
 			const self = this as This;
-			self.db = openDatabase(store, options.domain, message => this.logger.warn(message));
+			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
+			self.db = announcedDomains.has(options.domain) ? announcingChanges(db, options.domain, this.broker) : db;
 			self.repo = options.create(self.db);
 		},
 

@@ -14,6 +14,9 @@ export type SqlValue = string | number | boolean | null | undefined | Buffer | r
 /** A row as the engine returns it: columns by name. */
 export type Row = Record<string, unknown>;
 
+/** Whether a statement only reads (a SELECT); anything else is a write, run and announced as one. */
+export const isReadOnly = (sql: string) => /^\s*SELECT\b/i.test(sql);
+
 export interface SqlExecutor {
 	readonly dialect: SqlDialect;
 	/** Every row the statement returns. */

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
+import { isReadOnly, Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
 
 const dialect: SqlDialect = {
 	name: "sqlite",
@@ -26,9 +26,6 @@ interface Group {
 	committed: Promise<void>;
 	settle(err?: unknown): void;
 }
-
-/** Whether a statement only reads (others are writes, run as transactions so that they join a group). */
-const isRead = (sql: string) => /^\s*SELECT\b/i.test(sql);
 
 /** A prepared statement that returns rows as arrays, and the maker of its row objects. */
 interface Prepared {
@@ -123,13 +120,13 @@ export class SqliteDatabase implements SqlDatabase {
 	}
 
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-		if (!isRead(sql)) return this.transaction(tx => tx.all<T>(sql, params));
+		if (!isReadOnly(sql)) return this.transaction(tx => tx.all<T>(sql, params));
 		await this.idle();
 		return this.direct.all<T>(sql, params);
 	}
 
 	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
-		if (!isRead(sql)) return this.transaction(tx => tx.get<T>(sql, params));
+		if (!isReadOnly(sql)) return this.transaction(tx => tx.get<T>(sql, params));
 		await this.idle();
 		return this.direct.get<T>(sql, params);
 	}
