@@ -120,7 +120,8 @@ export class HttpGateway {
 	private contextFor(req: GatewayRequest): Context {
 		const ctx = Context.create(this.broker);
 		const given = req.headers["x-correlation-id"] ?? req.headers["x-request-id"];
-		ctx.requestID = typeof given === "string" && given.length > 0 && given.length <= 200 ? given : ctx.id;
+		// Taken only when it is a plain token: it is echoed in a header and written to every log line.
+		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id;
 		ctx.meta = {};
 		req.$ctx = ctx;
 		return ctx;
