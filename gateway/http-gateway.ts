@@ -154,10 +154,10 @@ export class HttpGateway {
 		if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
 		else {
 			const json = wireJson(writerFor(op.response)(result));
-			const scope = (req.$ctx.meta as ResponseScopeMeta).responseScope;
+			const { responseScope: scope, responseRecords: records } = req.$ctx.meta as ResponseScopeMeta;
 			if (kept && scope) {
 				const bytes = Buffer.from(json);
-				this.responses.keep(kept, scope, bytes);
+				this.responses.keep(kept, scope, bytes, records);
 				sendJsonText(req, res, 200, bytes);
 			} else sendJsonText(req, res, 200, json);
 		}

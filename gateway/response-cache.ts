@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { catalogue, Operation } from "../shared/catalogue";
 import { Caller, isAdmin } from "../shared/caller";
 import { domainGenerations } from "../shared/cache/domain-changes";
+import { onInvalidation } from "../shared/cache/node-caches";
 
 /** What the gateway keeps of all answers together, in bytes. */
 const maxBytes = 64 * 1024 * 1024;
@@ -14,6 +15,8 @@ interface KeptAnswer {
 	json: Buffer;
 	/** The generations of the operation's domains when the answer was read. */
 	generations: string;
+	/** The records it was made of ("cache\nkey"): invalidating one drops it. */
+	records: string[];
 }
 
 interface KnownScope {
@@ -27,6 +30,8 @@ export interface PendingAnswer {
 	callerKey: string;
 	params: string;
 	generations: string;
+	/** How many invalidations this node had heard of when the read started. */
+	heard: number;
 }
 
 /**
@@ -36,10 +41,25 @@ export interface PendingAnswer {
  * gateway learns per caller from their own first answer; a caller whose scope it has not learned
  * always goes to the service. Both are kept with the generations of the operation's domains, and
  * are served only while those have not moved: any write in one of them, on any node, is announced
- * before it answers, so an answer kept before a write is never served after it.
+ * before it answers, so an answer kept before a write is never served after it. An answer made of
+ * particular records (a post) names them in `ctx.meta.responseRecords`, and is dropped when a write
+ * invalidates one of them in the hot caches (`plaza.cache.invalidate`), on any node.
  */
 export class ResponseCache {
-	private readonly answers = new LRUCache<string, KeptAnswer>({ maxSize: maxBytes, sizeCalculation: answer => answer.json.length + 100, ttl: ttlMs });
+	private readonly answers = new LRUCache<string, KeptAnswer>({
+		maxSize: maxBytes,
+		sizeCalculation: answer => answer.json.length + 100,
+		ttl: ttlMs,
+		dispose: (answer, key) => answer.records.forEach(record => this.forget(record, key)),
+	});
+
+	/** The kept answers made of each record ("cache\nkey"). */
+	private readonly answersOf = new Map<string, Set<string>>();
+
+	/** When each record was last invalidated (by the count of invalidations heard), for reads in flight meanwhile. */
+	private readonly invalidatedAt = new LRUCache<string, number>({ max: 100_000, ttl: ttlMs });
+
+	private heard = 0;
 
 	private readonly scopes = new LRUCache<string, KnownScope>({ max: 100_000, ttl: ttlMs });
 
@@ -47,24 +67,53 @@ export class ResponseCache {
 		// A kept answer skips the operations middleware: only reads whose checks do not depend on the fields (no actors) qualify.
 		const unfit = catalogue.filter(op => op.cacheResponse && (!op.reads || op.actors?.length || op.download));
 		if (unfit.length) throw new Error(`cacheResponse is for reads without actor fields: ${unfit.map(op => op.name).join(", ")}`);
+		onInvalidation(broker, (cache, keys) => this.drop(cache, keys));
 	}
 
 	/** The kept answer for this caller and these params, or what to remember to keep the one about to be read. */
 	lookup(op: Operation, caller: Caller | undefined, params: Record<string, unknown>): { json: Buffer } | PendingAnswer {
 		const domains = op.cacheResponse?.domains ?? [];
-		const pending: PendingAnswer = { op, callerKey: callerKeyOf(caller), params: canonical(params), generations: domainGenerations(this.broker).of(domains) };
+		const pending: PendingAnswer = { op, callerKey: callerKeyOf(caller), params: canonical(params), generations: domainGenerations(this.broker).of(domains), heard: this.heard };
 		const known = this.scopes.get(`${op.name}\n${pending.callerKey}`);
 		if (known?.generations !== pending.generations) return pending;
 		const answer = this.answers.get(answerKey(op, known.scope, pending.params));
 		return answer?.generations === pending.generations ? { json: answer.json } : pending;
 	}
 
-	/** Keeps an answer read for `pending`, when its action gave it a scope and no write happened meanwhile. */
-	keep(pending: PendingAnswer, scope: unknown, json: Buffer): void {
-		if (typeof scope !== "string" || !scope) return;
+	/**
+	 * Keeps an answer read for `pending`, when its action gave it a scope and nothing it depends on
+	 * changed meanwhile: its domains' generations, and the records it names (cache → keys).
+	 */
+	keep(pending: PendingAnswer, scope: string, json: Buffer, records: Record<string, string[]> = {}): void {
 		if (domainGenerations(this.broker).of(pending.op.cacheResponse?.domains ?? []) !== pending.generations) return;
+		const made = Object.entries(records).flatMap(([cache, keys]) => keys.map(key => `${cache}\n${key}`));
+		if (made.some(record => (this.invalidatedAt.get(record) ?? 0) > pending.heard)) return;
 		this.scopes.set(`${pending.op.name}\n${pending.callerKey}`, { scope, generations: pending.generations });
-		this.answers.set(answerKey(pending.op, scope, pending.params), { json, generations: pending.generations });
+		const key = answerKey(pending.op, scope, pending.params);
+		this.answers.set(key, { json, generations: pending.generations, records: made });
+		for (const record of made) {
+			let answers = this.answersOf.get(record);
+			if (!answers) this.answersOf.set(record, (answers = new Set()));
+			answers.add(key);
+		}
+	}
+
+	private forget(record: string, answer: string): void {
+		const answers = this.answersOf.get(record);
+		answers?.delete(answer);
+		if (answers?.size === 0) this.answersOf.delete(record);
+	}
+
+	/** A write invalidated these records: the answers made of them go, and reads in flight will not keep theirs. */
+	private drop(cache: string, keys: readonly string[]): void {
+		this.heard += 1;
+		for (const key of keys) {
+			const record = `${cache}\n${key}`;
+			this.invalidatedAt.set(record, this.heard);
+			const answers = this.answersOf.get(record);
+			this.answersOf.delete(record);
+			answers?.forEach(answer => this.answers.delete(answer));
+		}
 	}
 }
 

@@ -33,6 +33,8 @@ export interface RequestMeta extends SessionMeta {
 export interface ResponseScopeMeta {
 	/** A name for every caller who gets this same answer to the same request; unset: the answer is this caller's alone. */
 	responseScope?: string;
+	/** The records the answer is made of, by hot cache (`{ posts: [id] }`): a write that invalidates one of them drops it. */
+	responseRecords?: Record<string, string[]>;
 }
 
 export interface CallerMeta {

@@ -145,7 +145,7 @@ describe("hot caches in one process", () => {
 	});
 });
 
-describe("AllUsers answers kept at the gateway (cacheResponse)", () => {
+describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", () => {
 	const calls = new CallCounter();
 	let plaza: TestPlaza;
 	beforeAll(async () => {
@@ -200,6 +200,35 @@ describe("AllUsers answers kept at the gateway (cacheResponse)", () => {
 		expect((await page("admin")).asked).toBe(0);
 		expect((await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, { FirstName: "Hidden", LastName: "One", Cloaked: false })).status).toBe(200);
 		expect(userIn((await page(member)).users, hidden.userId)).toBeDefined();
+	});
+
+	test("FindPost of a public post is kept for everyone until the post or a profile changes; a private post is never kept", async () => {
+		const [author, reader, other, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		const post = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "kept" })).body;
+		const find = async (who: Session, id = post.Id) => {
+			calls.reset();
+			const reply = await who.http("GET", `/Posts/${id}`);
+			return { status: reply.status, post: reply.body, asked: calls.snapshot()["posts.find"] ?? 0 };
+		};
+		expect((await find(reader)).asked).toBe(1);
+		expect((await find(reader)).asked).toBe(0);
+		expect((await find(other)).asked).toBe(1);
+		expect((await find(other)).asked).toBe(0);
+
+		expect((await reader.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "news" })).status).toBe(200);
+		const commented = await find(other);
+		expect(commented.asked).toBe(1);
+		expect((commented.post.Comments as Records).map(c => c.Content)).toEqual(["news"]);
+
+		expect((await author.http("PUT", `/Users/${author.userId}`, { FirstName: "Kept", LastName: "Author" })).status).toBe(200);
+		expect((await find(other)).post.AuthorDisplayName).toBe("Kept Author");
+
+		const secret = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "for one", IsPrivate: true, RecipientIds: [reader.userId] })).body;
+		for (let i = 0; i < 2; i++) {
+			const read = await find(reader, secret.Id);
+			expect([read.status, read.asked]).toEqual([200, 1]);
+		}
+		expect((await find(stranger, secret.Id)).status).toBe(404);
 	});
 
 	test("a signed-out caller is refused even where an answer is kept", async () => {
@@ -265,14 +294,17 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		const [ann, bob] = await Promise.all([a.signUp("ann"), a.signUp("bob")]);
 		expect((await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status).toBe(200);
 		const post = (await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "named" }, as(ann))).body;
+		// FindPost's answer is kept at gateway B (a public post); the author's feed is asked of a posts node every time.
+		const feedThroughB = () => b.call("GET", `/Users/${ann.userId}/Feed`, undefined, as(ann));
 		const names = async () => ({
 			connection: ((await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0] as WireRecord).LastName,
 			author: (await b.call("GET", `/Posts/${post.Id}`, undefined, as(bob))).body.AuthorDisplayName,
+			inFeed: ((await feedThroughB()).body as unknown as Records)[0]?.AuthorDisplayName,
 		});
-		expect(await names()).toEqual({ connection: "Node", author: "ann Node" });
-		await cachedOnBothPostsNodes("profiles", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(bob)));
+		expect(await names()).toEqual({ connection: "Node", author: "ann Node", inFeed: "ann Node" });
+		await cachedOnBothPostsNodes("profiles", feedThroughB);
 		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Renamed" }, as(ann))).status).toBe(200);
-		for (let i = 0; i < 4; i++) expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed" });
+		for (let i = 0; i < 4; i++) expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed", inFeed: "Ann Renamed" });
 	});
 
 	test("an AllUsers page kept at gateway B shows a profile updated and a connection made through A at once", async () => {
@@ -293,11 +325,21 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 	test("a post updated through A shows in B's FindPost at once, whichever posts node answers", async () => {
 		const [author, reader] = await Promise.all([a.signUp("writer"), a.signUp("reader")]);
 		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "will grow" }, as(author))).body;
-		await cachedOnBothPostsNodes("posts", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(reader)));
+		// FindPost's answer is kept at gateway B; the author's feed reaches a posts node (and its cache) every time.
+		const find = async () => (await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body;
+		const inFeed = async () => ((await b.call("GET", `/Users/${author.userId}/Feed`, undefined, as(author))).body as unknown as Records)[0];
+		expect((await find()).Tags).toEqual([]);
+		await cachedOnBothPostsNodes("posts", inFeed);
 		expect((await a.call("POST", `/Posts/${post.Id}/Tags`, { Value: "late" }, as(author))).status).toBe(200);
-		for (let i = 0; i < 4; i++) expect(((await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body.Tags as Records).map(t => t.Value)).toEqual(["late"]);
+		for (let i = 0; i < 4; i++) {
+			expect(((await find()).Tags as Records).map(t => t.Value)).toEqual(["late"]);
+			expect(((await inFeed()).Tags as Records).map(t => t.Value)).toEqual(["late"]);
+		}
 		expect((await a.call("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "seen" }, as(reader))).status).toBe(200);
-		for (let i = 0; i < 4; i++) expect(((await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body.Comments as Records).map(c => c.Content)).toEqual(["seen"]);
+		for (let i = 0; i < 4; i++) {
+			expect(((await find()).Comments as Records).map(c => c.Content)).toEqual(["seen"]);
+			expect(((await inFeed()).Comments as Records).map(c => c.Content)).toEqual(["seen"]);
+		}
 	});
 
 	test("a private post cached for its recipient at B is refused to a stranger at B, in FindPost, search and feed", async () => {

@@ -5,6 +5,7 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
+import { ResponseScopeMeta } from "../../shared/caller";
 import { audienceOf } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { Viewer, viewerOf } from "./visibility";
@@ -71,9 +72,12 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return names.post(post, tags, recipientRows, [], []);
 			},
 
-			async find(this: PostsThis, ctx: Context<{ Id: string }>) {
+			async find(this: PostsThis, ctx: Context<{ Id: string }, ResponseScopeMeta>) {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
-				return (await this.postRecords(ctx, [post]))[0];
+				const record = (await this.postRecords(ctx, [post]))[0];
+				// A public post's record is the same for every caller (names change with users, the rest with the post); a private one is its reader's alone.
+				if (!post.IsPrivate) Object.assign(ctx.meta, { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } });
+				return record;
 			},
 
 			async addRecipient(this: PostsThis, ctx: Context<{ PostId: string; RecipientId: string; ParticipantType: ParticipantType }>) {

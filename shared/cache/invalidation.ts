@@ -1,5 +1,5 @@
 import { Context, ServiceBroker } from "moleculer";
-import { CacheDefinition, heldCache } from "./node-caches";
+import { CacheDefinition, invalidateHeld } from "./node-caches";
 
 /** The event that drops keys from a named cache on every node that holds it. */
 export const invalidationEvent = "plaza.cache.invalidate";
@@ -18,12 +18,12 @@ export interface Invalidation {
 export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
 	const unique = [...new Set(keys.filter((key): key is string => !!key))];
 	if (unique.length === 0) return;
-	heldCache(ctx.broker, definition.name)?.invalidate(unique);
+	invalidateHeld(ctx.broker, definition.name, unique);
 	await ctx.broadcast<Invalidation>(invalidationEvent, { cache: definition.name, keys: unique });
 }
 
 /** An invalidation that reached this node (its own included: applying one twice is harmless). */
 export function applyInvalidation(broker: ServiceBroker, invalidation: Invalidation): void {
 	if (typeof invalidation?.cache !== "string" || !Array.isArray(invalidation.keys)) return;
-	heldCache(broker, invalidation.cache)?.invalidate(invalidation.keys.map(String));
+	invalidateHeld(broker, invalidation.cache, invalidation.keys.map(String));
 }

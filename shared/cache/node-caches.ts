@@ -33,6 +33,24 @@ export function heldCache(broker: ServiceBroker, name: string): HeldCache | unde
 	return held.get(broker)?.get(name);
 }
 
+/** Who else on a node wants to hear of the keys dropped from a named cache (what was made from its records). */
+export type InvalidationListener = (cache: string, keys: readonly string[]) => void;
+
+const listeners = new WeakMap<ServiceBroker, Set<InvalidationListener>>();
+
+/** Hears every invalidation that reaches this node, of any cache, whether or not the node holds it. */
+export function onInvalidation(broker: ServiceBroker, listener: InvalidationListener): void {
+	let found = listeners.get(broker);
+	if (!found) listeners.set(broker, (found = new Set()));
+	found.add(listener);
+}
+
+/** Drops keys from this node's cache of that name, and tells the listeners. */
+export function invalidateHeld(broker: ServiceBroker, name: string, keys: readonly string[]): void {
+	heldCache(broker, name)?.invalidate(keys);
+	listeners.get(broker)?.forEach(listener => listener(name, keys));
+}
+
 /** Empties every cache this node holds. */
 export function clearHeldCaches(broker: ServiceBroker): void {
 	held.get(broker)?.forEach(cache => cache.clear());

@@ -38,6 +38,8 @@ export const postsOperations: Operation[] = [
 		response: Post,
 		access: "user",
 		reads: true,
+		// A public post's answer is kept until the post is written to (its invalidation) or users change (names).
+		cacheResponse: { domains: ["users"] },
 	},
 	{
 		name: "CreatePostRecipient",
