@@ -1,5 +1,5 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { Page, pageOf } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 
 /** One side of a connection: the owner's record of whom they are connected to. */
@@ -75,14 +75,7 @@ export class ConnectionsRepository {
 
 	/** A page of a user's connections, oldest first; the cursor is a connection's Id. */
 	async of(ownerId: string, page: Page): Promise<ConnectionRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM connections WHERE id = $1 AND owner_id = $2", [ownerId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "id", 4)}` : "";
-		const rows = await this.db.all<ConnectionRow>(
-			`SELECT ${columns} FROM connections WHERE owner_id = $1 ${after} ORDER BY created_time, id LIMIT $2 OFFSET $3`,
-			[ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-		);
-		return rows.map(connection);
+		return (await pageOf<ConnectionRow>(this.db, { table: "connections", columns, owner: "owner_id", time: "created_time", tiebreak: "id" }, ownerId, page)).map(connection);
 	}
 
 	/** The first `limit` connections of each of these users (oldest first, grouped by owner), cut in the query. */

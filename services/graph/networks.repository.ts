@@ -1,5 +1,5 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { afterAnchor, anchorOf, anchorParams, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { failures } from "../../shared/errors";
 import { newGuid } from "../../shared/wire/guid";
 
@@ -78,13 +78,8 @@ export class NetworksRepository {
 
 	/** A page of a network's members, in the order they joined; the cursor is a member's UserId. */
 	async members(networkId: string, page: Page): Promise<NetworkMemberRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM network_members WHERE user_id = $1 AND network_id = $2", [networkId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "id", 4)}` : "";
-		return this.db.all<NetworkMemberRow>(
-			`SELECT ${memberColumns} FROM network_members WHERE network_id = $1 ${after} ORDER BY created_time, id LIMIT $2 OFFSET $3`,
-			[networkId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-		);
+		const list = { table: "network_members", columns: memberColumns, owner: "network_id", time: "created_time", tiebreak: "id", cursor: "user_id" };
+		return pageOf<NetworkMemberRow>(this.db, list, networkId, page);
 	}
 
 	/** A page of the networks a user is a member of, in the order joined; the cursor is a network's Id. */

@@ -1,5 +1,5 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present } from "../../shared/persistence/sql/rows";
 import { newGuid } from "../../shared/wire/guid";
 
@@ -36,14 +36,8 @@ export class SubscriptionsRepository {
 
 	/** A page of what a user subscribes to, oldest first; the cursor is the SubscribedToId of a subscription. */
 	async of(subscriberId: string, page: Page): Promise<SubscriptionRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM subscriptions WHERE subscribed_to_id = $1 AND subscriber_id = $2", [subscriberId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "id", 4)}` : "";
-		const rows = await this.db.all<SubscriptionRow>(
-			`SELECT ${columns} FROM subscriptions WHERE subscriber_id = $1 ${after} ORDER BY created_time, id LIMIT $2 OFFSET $3`,
-			[subscriberId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-		);
-		return rows.map(present);
+		const list = { table: "subscriptions", columns, owner: "subscriber_id", time: "created_time", tiebreak: "id", cursor: "subscribed_to_id" };
+		return (await pageOf<SubscriptionRow>(this.db, list, subscriberId, page)).map(present);
 	}
 
 	/** The first `limit` subscriptions of each of these users (oldest first, grouped by subscriber), cut in the query. */

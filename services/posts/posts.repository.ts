@@ -1,5 +1,5 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { anchorOf, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { newGuid } from "../../shared/wire/guid";
@@ -158,14 +158,8 @@ export class PostsRepository {
 
 	/** A page of a post's comments, oldest content first; the cursor is a comment's Id. */
 	async comments(postId: string, page: Page): Promise<CommentRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT content_created_time AS time, id FROM comments WHERE id = $1 AND post_id = $2", [postId]);
-		const after = anchor ? `AND ${afterAnchor("content_created_time", "id", 4)}` : "";
-		const rows = await this.db.all<CommentRow>(
-			`SELECT ${commentColumns} FROM comments WHERE post_id = $1 ${after} ORDER BY content_created_time, id LIMIT $2 OFFSET $3`,
-			[postId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-		);
-		return rows.map(present);
+		const list = { table: "comments", columns: commentColumns, owner: "post_id", time: "content_created_time", tiebreak: "id" };
+		return (await pageOf<CommentRow>(this.db, list, postId, page)).map(present);
 	}
 
 	/** A page of a post's activities, in the order they happened; the cursor is an activity's Id. */

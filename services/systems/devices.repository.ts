@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present } from "../../shared/persistence/sql/rows";
 
 export interface DeviceRow {
@@ -40,16 +40,8 @@ export class DevicesRepository {
 
 	/** A page of a user's devices, in the order registered; the cursor is a device's Id. */
 	async ofUser(userId: string, page: Page): Promise<DeviceRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM user_devices WHERE id = $1 AND user_id = $2", [userId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "id", 4)}` : "";
-		const rows = await this.db.all<DeviceRow>(`SELECT ${deviceColumns} FROM user_devices WHERE user_id = $1 ${after} ORDER BY created_time, id LIMIT $2 OFFSET $3`, [
-			userId,
-			page.Limit,
-			page.Offset,
-			...(anchor ? anchorParams(anchor) : []),
-		]);
-		return rows.map(present);
+		const list = { table: "user_devices", columns: deviceColumns, owner: "user_id", time: "created_time", tiebreak: "id" };
+		return (await pageOf<DeviceRow>(this.db, list, userId, page)).map(present);
 	}
 
 	/** Removes a user's device: the removed record, or undefined when the user has no such device. */

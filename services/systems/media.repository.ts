@@ -1,5 +1,5 @@
 import { SqlDatabase, SqlValue } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present } from "../../shared/persistence/sql/rows";
 
 export type MediaKind = "Avatar" | "Picture";
@@ -50,15 +50,7 @@ export class MediaRepository {
 
 	/** A page of the pictures an owner uploaded, oldest first; the cursor is a picture's Id. */
 	async picturesOf(ownerId: string, page: Page): Promise<MediaRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM media_records WHERE id = $1 AND owner_id = $2 AND kind = 'Picture'", [ownerId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "id", 4)}` : "";
-		const rows = await this.db.all<MediaRow>(`SELECT ${mediaColumns} FROM media_records WHERE owner_id = $1 AND kind = 'Picture' ${after} ORDER BY created_time, id LIMIT $2 OFFSET $3`, [
-			ownerId,
-			page.Limit,
-			page.Offset,
-			...(anchor ? anchorParams(anchor) : []),
-		]);
-		return rows.map(present);
+		const list = { table: "media_records", columns: mediaColumns, owner: "owner_id", where: "kind = 'Picture'", time: "created_time", tiebreak: "id" };
+		return (await pageOf<MediaRow>(this.db, list, ownerId, page)).map(present);
 	}
 }

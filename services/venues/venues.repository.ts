@@ -1,5 +1,5 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
-import { afterAnchor, anchorOf, anchorParams, Page } from "../../shared/persistence/sql/paging";
+import { afterAnchor, anchorOf, anchorParams, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present } from "../../shared/persistence/sql/rows";
 
 export interface VenueRow {
@@ -67,14 +67,8 @@ export class VenuesRepository {
 
 	/** A page of a venue's members, in the order they joined; the cursor is a member's UserId. */
 	async members(venueId: string, page: Page): Promise<VenueMemberRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, user_id AS id FROM venue_members WHERE user_id = $1 AND venue_id = $2", [venueId]);
-		const after = anchor ? `AND ${afterAnchor("created_time", "user_id", 4)}` : "";
-		const rows = await this.db.all<VenueMemberRow>(
-			`SELECT ${memberColumns} FROM venue_members WHERE venue_id = $1 ${after} ORDER BY created_time, user_id LIMIT $2 OFFSET $3`,
-			[venueId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-		);
-		return rows.map(present);
+		const list = { table: "venue_members", columns: memberColumns, owner: "venue_id", time: "created_time", tiebreak: "user_id" };
+		return (await pageOf<VenueMemberRow>(this.db, list, venueId, page)).map(present);
 	}
 
 	/** A page of the venues a user is a member of, in the order joined; the cursor is a venue's Id. */

@@ -42,3 +42,35 @@ export function afterAnchor(timeColumn: string, idColumn: string, n: number, new
 export function anchorParams(anchor: Anchor): [number, string] {
 	return [anchor.time, anchor.id];
 }
+
+/** A list of one table's rows that belong to one owner, oldest first, paged by Offset/Limit and AfterId. */
+export interface OwnedList {
+	table: string;
+	/** What the statement selects (with the aliases records use). */
+	columns: string;
+	/** The column that names the owner. */
+	owner: string;
+	/** A further fixed condition on the rows, if any. */
+	where?: string;
+	/** The order, oldest first: a time column, then a unique column among the owner's rows. */
+	time: string;
+	tiebreak: string;
+	/** The column AfterId names (the tiebreak unless the list's records are known by another). */
+	cursor?: string;
+}
+
+/**
+ * A page of an owner's list: LIMIT/OFFSET in the query and, with a cursor, a seek of the index on
+ * (owner, time, tiebreak) past the record it names. Every "a user's connections", "a post's
+ * comments"… list is this statement.
+ */
+export async function pageOf<T extends object>(db: SqlExecutor, list: OwnedList, ownerId: string, page: Page): Promise<T[]> {
+	if (page.Limit === 0) return [];
+	const fixed = list.where ? ` AND ${list.where}` : "";
+	const anchor = await anchorOf(db, page, `SELECT ${list.time} AS time, ${list.tiebreak} AS id FROM ${list.table} WHERE ${list.cursor ?? list.tiebreak} = $1 AND ${list.owner} = $2${fixed}`, [ownerId]);
+	const after = anchor ? ` AND ${afterAnchor(list.time, list.tiebreak, 4)}` : "";
+	return db.all<T>(
+		`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`,
+		[ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
+	);
+}
