@@ -8,7 +8,7 @@ import { importLegacyOnce } from "../shared/persistence/legacy";
 import { graphMigrations } from "../services/graph/graph.schema";
 import { Page } from "../shared/persistence/sql/paging";
 import { newGuid } from "../shared/wire/guid";
-import { engines, EngineUnderTest } from "./support/engines";
+import { engines, onEngine } from "./support/engines";
 
 /** Offset pages and cursor pages of one list read the same records. */
 async function expectCursorAgrees<T>(read: (page: Page) => Promise<T[]>, cursorOf: (record: T) => string, total: number): Promise<void> {
@@ -24,87 +24,81 @@ async function expectCursorAgrees<T>(read: (page: Page) => Promise<T[]>, cursorO
 }
 
 describe.each(engines)("the graph repository on %s", (_name, open) => {
-	let engine: EngineUnderTest;
-	let repo: GraphRepository;
-	beforeAll(async () => {
-		engine = await open(graphMigrations, "graph");
-		repo = new GraphRepository(engine.db);
-	});
-	afterAll(() => engine.close());
+	const under = onEngine(open, graphMigrations, "graph", db => new GraphRepository(db));
 
-	const count = async (sql: string, params: string[]) => Number((await engine.db.get<{ n: number }>(sql, params))?.n);
+	const count = async (sql: string, params: string[]) => Number((await under.engine.db.get<{ n: number }>(sql, params))?.n);
 	const sidesOf = (a: string, b: string) => count("SELECT COUNT(*) AS n FROM connections WHERE owner_id IN ($1, $2)", [a, b]);
 
 	describe("connections", () => {
 		test("a connection is both sides; a duplicate either way round is refused; disconnecting removes both", async () => {
 			const [ann, bob] = [newGuid(), newGuid()];
-			const pair = await repo.connections.connect(ann, bob, true, 1000);
+			const pair = await under.repo.connections.connect(ann, bob, true, 1000);
 			expect(pair).toEqual([
 				{ Id: expect.any(String), OwnerId: ann, UserId: bob, IsFavorite: true },
 				{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false },
 			]);
-			expect(await repo.connections.connect(ann, bob, false, 2000)).toBeUndefined();
-			expect(await repo.connections.connect(bob, ann, false, 2000)).toBeUndefined();
+			expect(await under.repo.connections.connect(ann, bob, false, 2000)).toBeUndefined();
+			expect(await under.repo.connections.connect(bob, ann, false, 2000)).toBeUndefined();
 			expect(await sidesOf(ann, bob)).toBe(2);
-			expect(await repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([pair![1]]);
+			expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([pair![1]]);
 
-			expect(await repo.connections.disconnect(pair![0].Id, bob)).toBeUndefined();
-			expect(await repo.connections.disconnect(pair![0].Id, ann)).toEqual(pair![0]);
+			expect(await under.repo.connections.disconnect(pair![0].Id, bob)).toBeUndefined();
+			expect(await under.repo.connections.disconnect(pair![0].Id, ann)).toEqual(pair![0]);
 			expect(await sidesOf(ann, bob)).toBe(0);
-			expect(await repo.connections.disconnect(pair![0].Id, ann)).toBeUndefined();
+			expect(await under.repo.connections.disconnect(pair![0].Id, ann)).toBeUndefined();
 		});
 
 		test("both sides disconnecting at once remove the pair once (one of them answers for it), without a deadlock", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			const [ab, ba] = (await repo.connections.connect(a, b, false, 1))!;
-			const removed = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? repo.connections.disconnect(ab.Id, a) : repo.connections.disconnect(ba.Id, b))));
+			const [ab, ba] = (await under.repo.connections.connect(a, b, false, 1))!;
+			const removed = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? under.repo.connections.disconnect(ab.Id, a) : under.repo.connections.disconnect(ba.Id, b))));
 			expect(removed.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(0);
 		});
 
 		test("10 concurrent identical A→B make one pair", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 10 }, () => repo.connections.connect(a, b, false, 1000)));
+			const made = await Promise.all(Array.from({ length: 10 }, () => under.repo.connections.connect(a, b, false, 1000)));
 			expect(made.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
 		test("10 concurrent A→B plus 10 B→A make one pair", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? repo.connections.connect(a, b, false, 1000) : repo.connections.connect(b, a, false, 1000))));
+			const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? under.repo.connections.connect(a, b, false, 1000) : under.repo.connections.connect(b, a, false, 1000))));
 			expect(made.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
 		test("a half pair left by an older store: the owner's retry is refused and repairs it", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			await engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 0, 1)", [newGuid(), a, b]);
-			expect(await repo.connections.connect(a, b, false, 2)).toBeUndefined();
+			await under.engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 0, 1)", [newGuid(), a, b]);
+			expect(await under.repo.connections.connect(a, b, false, 2)).toBeUndefined();
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
 		test("the other side's retry completes a half pair and returns both", async () => {
 			const [a, b] = [newGuid(), newGuid()];
 			const old = newGuid();
-			await engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 1, 1)", [old, a, b]);
-			const pair = await repo.connections.connect(b, a, false, 2);
+			await under.engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 1, 1)", [old, a, b]);
+			const pair = await under.repo.connections.connect(b, a, false, 2);
 			expect(pair).toEqual([expect.objectContaining({ OwnerId: b, UserId: a }), { Id: old, OwnerId: a, UserId: b, IsFavorite: true }]);
 		});
 
 		test("pages by offset and by cursor (a Connection's Id) agree", async () => {
 			const owner = newGuid();
-			for (let i = 0; i < 25; i++) await repo.connections.connect(owner, newGuid(), i % 3 === 0, 100 + (i % 4));
-			await expectCursorAgrees(page => repo.connections.of(owner, page), c => c.Id, 25);
+			for (let i = 0; i < 25; i++) await under.repo.connections.connect(owner, newGuid(), i % 3 === 0, 100 + (i % 4));
+			await expectCursorAgrees(page => under.repo.connections.of(owner, page), c => c.Id, 25);
 		});
 
 		test("importing a side and its mirror ends in one whole pair whatever the order, keeping the stored Ids", async () => {
 			const [a, b] = [newGuid(), newGuid()];
 			const [ab, ba] = [newGuid(), newGuid()];
-			await repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
-			await repo.connections.importSide({ Id: ba, OwnerId: b, UserId: a, IsFavorite: false, CreatedTime: 5 });
-			await repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
-			expect(await repo.connections.of(a, { Offset: 0, Limit: 10 })).toEqual([{ Id: ab, OwnerId: a, UserId: b, IsFavorite: true }]);
-			expect(await repo.connections.of(b, { Offset: 0, Limit: 10 })).toEqual([{ Id: ba, OwnerId: b, UserId: a, IsFavorite: false }]);
+			await under.repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
+			await under.repo.connections.importSide({ Id: ba, OwnerId: b, UserId: a, IsFavorite: false, CreatedTime: 5 });
+			await under.repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
+			expect(await under.repo.connections.of(a, { Offset: 0, Limit: 10 })).toEqual([{ Id: ab, OwnerId: a, UserId: b, IsFavorite: true }]);
+			expect(await under.repo.connections.of(b, { Offset: 0, Limit: 10 })).toEqual([{ Id: ba, OwnerId: b, UserId: a, IsFavorite: false }]);
 		});
 	});
 
@@ -113,79 +107,79 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 
 		test("a network starts with its owner as its one member", async () => {
 			const owner = newGuid();
-			const network = await repo.networks.create("Chess", owner, 1000);
+			const network = await under.repo.networks.create("Chess", owner, 1000);
 			expect(network).toEqual({ Id: expect.any(String), Name: "Chess", OwnerId: owner, NumberOfMembers: 1 });
-			expect(await repo.networks.find(network.Id)).toEqual(network);
-			expect(await repo.networks.members(network.Id, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), NetworkId: network.Id, UserId: owner, CreatedTime: 1000 }]);
-			expect(await repo.networks.findMany([network.Id, newGuid()])).toEqual([network]);
+			expect(await under.repo.networks.find(network.Id)).toEqual(network);
+			expect(await under.repo.networks.members(network.Id, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), NetworkId: network.Id, UserId: owner, CreatedTime: 1000 }]);
+			expect(await under.repo.networks.findMany([network.Id, newGuid()])).toEqual([network]);
 		});
 
 		test("10 concurrent identical joins make one member; NumberOfMembers stays the number of member rows", async () => {
-			const network = await repo.networks.create("Crowd", newGuid(), 1);
+			const network = await under.repo.networks.create("Crowd", newGuid(), 1);
 			const user = newGuid();
-			const joined = await Promise.all(Array.from({ length: 10 }, () => repo.networks.addMember(network.Id, user, 2)));
+			const joined = await Promise.all(Array.from({ length: 10 }, () => under.repo.networks.addMember(network.Id, user, 2)));
 			expect(joined.filter(Boolean)).toHaveLength(1);
 			expect(await membersOf(network.Id)).toBe(2);
-			expect((await repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
 
 			const others = Array.from({ length: 10 }, () => newGuid());
-			await Promise.all([...others, ...others].map(u => repo.networks.addMember(network.Id, u, 3)));
+			await Promise.all([...others, ...others].map(u => under.repo.networks.addMember(network.Id, u, 3)));
 			expect(await membersOf(network.Id)).toBe(12);
-			expect((await repo.networks.find(network.Id))?.NumberOfMembers).toBe(12);
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(12);
 
-			const left = await Promise.all(Array.from({ length: 10 }, () => repo.networks.removeMember(network.Id, user)));
+			const left = await Promise.all(Array.from({ length: 10 }, () => under.repo.networks.removeMember(network.Id, user)));
 			expect(left.filter(Boolean)).toHaveLength(1);
-			expect((await repo.networks.find(network.Id))?.NumberOfMembers).toBe(11);
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(11);
 			expect(await membersOf(network.Id)).toBe(11);
 		});
 
 		test("joining a network that is not there is a 404 and writes nothing", async () => {
 			const missing = newGuid();
-			await expect(repo.networks.addMember(missing, newGuid(), 1)).rejects.toMatchObject({ code: 404 });
+			await expect(under.repo.networks.addMember(missing, newGuid(), 1)).rejects.toMatchObject({ code: 404 });
 			expect(await membersOf(missing)).toBe(0);
 		});
 
 		test("members page by offset and by cursor (the member's UserId) agree", async () => {
-			const network = await repo.networks.create("Big", newGuid(), 1);
-			for (let i = 0; i < 24; i++) await repo.networks.addMember(network.Id, newGuid(), 10 + (i % 5));
-			await expectCursorAgrees(page => repo.networks.members(network.Id, page), m => m.UserId, 25);
+			const network = await under.repo.networks.create("Big", newGuid(), 1);
+			for (let i = 0; i < 24; i++) await under.repo.networks.addMember(network.Id, newGuid(), 10 + (i % 5));
+			await expectCursorAgrees(page => under.repo.networks.members(network.Id, page), m => m.UserId, 25);
 		});
 
 		test("a user's networks page by offset and by cursor (a Network's Id) agree", async () => {
 			const user = newGuid();
 			for (let i = 0; i < 25; i++) {
-				const network = await repo.networks.create(`N${i}`, newGuid(), 1);
-				await repo.networks.addMember(network.Id, user, 10 + (i % 3));
+				const network = await under.repo.networks.create(`N${i}`, newGuid(), 1);
+				await under.repo.networks.addMember(network.Id, user, 10 + (i % 3));
 			}
-			await expectCursorAgrees(page => repo.networks.networksOf(user, page), n => n.Id, 25);
+			await expectCursorAgrees(page => under.repo.networks.networksOf(user, page), n => n.Id, 25);
 		});
 
 		test("importing recounts: a network counts the members imported, once however often run; orphans are dropped", async () => {
 			const id = newGuid();
 			const members = [newGuid(), newGuid(), newGuid()].map((u, i) => ({ Id: newGuid(), NetworkId: id, UserId: u, CreatedTime: i }));
 			for (let run = 0; run < 2; run++) {
-				await repo.networks.importNetwork({ Id: id, Name: "Old", OwnerId: members[0].UserId, NumberOfMembers: 7, CreatedTime: 0 });
-				for (const member of members) await repo.networks.importMember(member);
+				await under.repo.networks.importNetwork({ Id: id, Name: "Old", OwnerId: members[0].UserId, NumberOfMembers: 7, CreatedTime: 0 });
+				for (const member of members) await under.repo.networks.importMember(member);
 			}
-			await repo.networks.importMember({ Id: newGuid(), NetworkId: newGuid(), UserId: newGuid(), CreatedTime: 1 });
-			expect((await repo.networks.find(id))?.NumberOfMembers).toBe(3);
-			expect(await repo.networks.members(id, { Offset: 0, Limit: 10 })).toEqual(members);
+			await under.repo.networks.importMember({ Id: newGuid(), NetworkId: newGuid(), UserId: newGuid(), CreatedTime: 1 });
+			expect((await under.repo.networks.find(id))?.NumberOfMembers).toBe(3);
+			expect(await under.repo.networks.members(id, { Offset: 0, Limit: 10 })).toEqual(members);
 		});
 	});
 
 	describe("subscriptions", () => {
 		test("a subscription is one row however often made at once; removing returns it", async () => {
 			const [fan, star] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 10 }, () => repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" }, 1)));
+			const made = await Promise.all(Array.from({ length: 10 }, () => under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" }, 1)));
 			expect(made.filter(Boolean)).toEqual([{ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" }]);
-			expect(await repo.subscriptions.remove(fan, star)).toEqual({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" });
-			expect(await repo.subscriptions.remove(fan, star)).toBeUndefined();
+			expect(await under.repo.subscriptions.remove(fan, star)).toEqual({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" });
+			expect(await under.repo.subscriptions.remove(fan, star)).toBeUndefined();
 		});
 
 		test("pages by offset and by cursor (the SubscribedToId) agree", async () => {
 			const fan = newGuid();
-			for (let i = 0; i < 25; i++) await repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: newGuid() }, 10 + (i % 4));
-			await expectCursorAgrees(page => repo.subscriptions.of(fan, page), s => s.SubscribedToId, 25);
+			for (let i = 0; i < 25; i++) await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: newGuid() }, 10 + (i % 4));
+			await expectCursorAgrees(page => under.repo.subscriptions.of(fan, page), s => s.SubscribedToId, 25);
 		});
 	});
 
@@ -193,41 +187,41 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 		test("embedFor cuts each list at the limit per user in the query, oldest first, grouped by user", async () => {
 			const [busy, quiet, nobody] = [newGuid(), newGuid(), newGuid()];
 			for (let i = 0; i < 105; i++) {
-				await repo.connections.connect(busy, newGuid(), false, 1000 + i);
-				await repo.subscriptions.add({ SubscriberId: busy, SubscribedToId: newGuid() }, 1000 + i);
+				await under.repo.connections.connect(busy, newGuid(), false, 1000 + i);
+				await under.repo.subscriptions.add({ SubscriberId: busy, SubscribedToId: newGuid() }, 1000 + i);
 			}
 			const networks = [];
-			for (let i = 0; i < 103; i++) networks.push(await repo.networks.create(`E${i}`, busy, 1000 + i));
-			await repo.connections.connect(quiet, busy, false, 5000);
-			await repo.networks.addMember(networks[0].Id, quiet, 5000);
+			for (let i = 0; i < 103; i++) networks.push(await under.repo.networks.create(`E${i}`, busy, 1000 + i));
+			await under.repo.connections.connect(quiet, busy, false, 5000);
+			await under.repo.networks.addMember(networks[0].Id, quiet, 5000);
 
-			const embedded = await repo.embedFor([busy, quiet, nobody], 100);
+			const embedded = await under.repo.embedFor([busy, quiet, nobody], 100);
 			const busyConnections = embedded.connections.filter(c => c.OwnerId === busy);
-			expect(busyConnections).toEqual(await repo.connections.of(busy, { Offset: 0, Limit: 100 }));
+			expect(busyConnections).toEqual(await under.repo.connections.of(busy, { Offset: 0, Limit: 100 }));
 			expect(embedded.connections.filter(c => c.OwnerId === quiet).map(c => c.UserId)).toEqual([busy]);
 			expect(embedded.connections).toHaveLength(101);
 			expect(embedded.networks.filter(n => n.MemberId === busy).map(n => n.Id)).toEqual(networks.slice(0, 100).map(n => n.Id));
 			expect(embedded.networks.filter(n => n.MemberId === quiet)).toEqual([{ ...networks[0], NumberOfMembers: 2, MemberId: quiet }]);
-			expect(embedded.subscriptions).toEqual(await repo.subscriptions.of(busy, { Offset: 0, Limit: 100 }));
+			expect(embedded.subscriptions).toEqual(await under.repo.subscriptions.of(busy, { Offset: 0, Limit: 100 }));
 
 			// The cut is the query's: asking for 3 returns 3 per user, not everything.
-			const small = await repo.embedFor([busy, quiet], 3);
+			const small = await under.repo.embedFor([busy, quiet], 3);
 			expect(small.connections.filter(c => c.OwnerId === busy)).toEqual(busyConnections.slice(0, 3));
 			expect(small.connections).toHaveLength(4);
 			expect(small.networks).toHaveLength(4);
 			expect(small.subscriptions).toHaveLength(3);
-			expect(await repo.embedFor([], 100)).toEqual({ connections: [], networks: [], subscriptions: [] });
+			expect(await under.repo.embedFor([], 100)).toEqual({ connections: [], networks: [], subscriptions: [] });
 		});
 
 		test("audienceOf: whom a user is connected to or subscribes to, and their networks", async () => {
 			const [me, friend, star] = [newGuid(), newGuid(), newGuid()];
-			await repo.connections.connect(me, friend, false, 1);
-			await repo.subscriptions.add({ SubscriberId: me, SubscribedToId: star }, 2);
-			const network = await repo.networks.create("Mine", me, 3);
-			const audience = await repo.audienceOf(me);
+			await under.repo.connections.connect(me, friend, false, 1);
+			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: star }, 2);
+			const network = await under.repo.networks.create("Mine", me, 3);
+			const audience = await under.repo.audienceOf(me);
 			expect(audience.people.sort()).toEqual([friend, star].sort());
 			expect(audience.networks).toEqual([network.Id]);
-			expect(await repo.audienceOf(newGuid())).toEqual({ people: [], networks: [] });
+			expect(await under.repo.audienceOf(newGuid())).toEqual({ people: [], networks: [] });
 		});
 	});
 
@@ -251,13 +245,13 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 			]);
 			await write("subscriptions", [{ _id: newGuid(), SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann", CreatedTime: 50, SubKey: `${cat}:${ann}` }]);
 
-			expect(await importLegacyOnce(engine.db, dir, "graph", repo, graphLegacy)).toBe(6);
-			expect(await importLegacyOnce(engine.db, dir, "graph", repo, graphLegacy)).toBe(0);
-			expect(await repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true }]);
-			expect(await repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false }]);
-			expect(await repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2 });
-			expect((await repo.networks.networksOf(cat, { Offset: 0, Limit: 10 })).map(n => n.Id)).toEqual([networkId]);
-			expect(await repo.subscriptions.of(cat, { Offset: 0, Limit: 10 })).toEqual([{ SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann" }]);
+			expect(await importLegacyOnce(under.engine.db, dir, "graph", under.repo, graphLegacy)).toBe(6);
+			expect(await importLegacyOnce(under.engine.db, dir, "graph", under.repo, graphLegacy)).toBe(0);
+			expect(await under.repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true }]);
+			expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false }]);
+			expect(await under.repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2 });
+			expect((await under.repo.networks.networksOf(cat, { Offset: 0, Limit: 10 })).map(n => n.Id)).toEqual([networkId]);
+			expect(await under.repo.subscriptions.of(cat, { Offset: 0, Limit: 10 })).toEqual([{ SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann" }]);
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });
 		}

@@ -10,7 +10,7 @@ import { newGuid } from "../shared/wire/guid";
 import { usersLegacy } from "../services/users/users.legacy";
 import { sessionsLegacy } from "../services/users/sessions.legacy";
 import { importLegacyOnce } from "../shared/persistence/legacy";
-import { engines, EngineUnderTest } from "./support/engines";
+import { engines, onEngine } from "./support/engines";
 
 let made = 0;
 
@@ -43,33 +43,27 @@ async function failureOf(write: Promise<unknown>): Promise<{ code: number; field
 }
 
 describe.each(engines)("the users repository on %s", (_name, open) => {
-	let engine: EngineUnderTest;
-	let repo: UsersRepository;
-	beforeAll(async () => {
-		engine = await open(usersMigrations, "users");
-		repo = new UsersRepository(engine.db);
-	});
-	afterAll(() => engine.close());
+	const under = onEngine(open, usersMigrations, "users", db => new UsersRepository(db));
 
-	const count = async (where: string, params: string[]) => Number((await engine.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM users WHERE ${where}`, params))?.n);
+	const count = async (where: string, params: string[]) => Number((await under.engine.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM users WHERE ${where}`, params))?.n);
 
 	test("a user is written with its profile and read back as its record, without credentials", async () => {
 		const user = newUser({ Email: "Ada@Example.org", Interests: ["poetry", "mathematics"], JobTitle: "", Cloaked: false });
-		const created = await repo.create(user);
+		const created = await under.repo.create(user);
 		expect(created).toEqual({
 			Id: user.Id, UserName: user.UserName, Email: "Ada@Example.org", FirstName: user.FirstName, LastName: "Member",
 			Interests: ["poetry", "mathematics"], Roles: [], Cloaked: false, CreatedTime: user.CreatedTime, UpdatedTime: user.UpdatedTime,
 		});
-		expect(await repo.find(user.Id)).toEqual(created);
-		expect(await repo.find(newGuid())).toBeUndefined();
-		expect(await repo.account("ada@example.ORG")).toMatchObject({ Id: user.Id, PasswordHash: "scrypt$hash" });
-		expect(await repo.account(user.UserName!.toUpperCase())).toMatchObject({ Id: user.Id });
-		expect(await repo.account("nobody")).toBeUndefined();
+		expect(await under.repo.find(user.Id)).toEqual(created);
+		expect(await under.repo.find(newGuid())).toBeUndefined();
+		expect(await under.repo.account("ada@example.ORG")).toMatchObject({ Id: user.Id, PasswordHash: "scrypt$hash" });
+		expect(await under.repo.account(user.UserName!.toUpperCase())).toMatchObject({ Id: user.Id });
+		expect(await under.repo.account("nobody")).toBeUndefined();
 	});
 
 	test("ten concurrent identical registrations make one user; the others are 409 naming UserName", async () => {
 		const name = `Racer_${Date.now()}`;
-		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(repo.create(newUser({ UserName: i % 2 ? name : name.toLowerCase() })))));
+		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ UserName: i % 2 ? name : name.toLowerCase() })))));
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "UserName" })));
 		expect(await count("user_name_key = $1", [name.toLowerCase()])).toBe(1);
@@ -77,57 +71,57 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 
 	test("ten concurrent registrations of one e-mail address in any case make one user; the others are 409 naming Email", async () => {
 		const email = `Racer${Date.now()}@Example.org`;
-		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(repo.create(newUser({ Email: i % 2 ? email : email.toUpperCase() })))));
+		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ Email: i % 2 ? email : email.toUpperCase() })))));
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "Email" })));
 		expect(await count("email_key = $1", [email.toLowerCase()])).toBe(1);
 	});
 
 	test("an update sets what is given, clears what is given empty, keeps the rest; a taken e-mail address is a 409", async () => {
-		const user = await repo.create(newUser({ Email: `keep${Date.now()}@example.org`, JobTitle: "Engineer", CompanyName: "Acme", Interests: ["chess"] }));
-		const updated = await repo.update(user.Id, { FirstName: "Renamed", CompanyName: "", Interests: ["go"], Cloaked: true }, 5000);
+		const user = await under.repo.create(newUser({ Email: `keep${Date.now()}@example.org`, JobTitle: "Engineer", CompanyName: "Acme", Interests: ["chess"] }));
+		const updated = await under.repo.update(user.Id, { FirstName: "Renamed", CompanyName: "", Interests: ["go"], Cloaked: true }, 5000);
 		expect(updated).toEqual({ ...user, FirstName: "Renamed", CompanyName: undefined, Interests: ["go"], Cloaked: true, UpdatedTime: 5000 });
 		expect(updated).not.toHaveProperty("CompanyName");
-		expect(await repo.update(user.Id, {}, 6000)).toEqual({ ...updated, UpdatedTime: 6000 });
-		expect(await repo.update(newGuid(), { FirstName: "Nobody" }, 7000)).toBeUndefined();
+		expect(await under.repo.update(user.Id, {}, 6000)).toEqual({ ...updated, UpdatedTime: 6000 });
+		expect(await under.repo.update(newGuid(), { FirstName: "Nobody" }, 7000)).toBeUndefined();
 
-		const other = await repo.create(newUser({ Email: `other${Date.now()}@example.org` }));
-		expect(await failureOf(repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 8000))).toEqual({ code: 409, field: "Email" });
-		const cleared = await repo.update(other.Id, { Email: "" }, 9000);
+		const other = await under.repo.create(newUser({ Email: `other${Date.now()}@example.org` }));
+		expect(await failureOf(under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 8000))).toEqual({ code: 409, field: "Email" });
+		const cleared = await under.repo.update(other.Id, { Email: "" }, 9000);
 		expect(cleared).not.toHaveProperty("Email");
-		expect(await repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 10000)).toMatchObject({ Email: other.Email!.toUpperCase() });
-		expect(await repo.account(other.Email!)).toMatchObject({ Id: user.Id });
+		expect(await under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 10000)).toMatchObject({ Email: other.Email!.toUpperCase() });
+		expect(await under.repo.account(other.Email!)).toMatchObject({ Id: user.Id });
 	});
 
 	test("profiles are read for the ids asked only, with their names and no credentials", async () => {
-		const a = await repo.create(newUser({ JobTitle: "Writer" }));
-		const b = await repo.create(newUser());
-		const profiles = await repo.profiles([a.Id, b.Id, newGuid()]);
+		const a = await under.repo.create(newUser({ JobTitle: "Writer" }));
+		const b = await under.repo.create(newUser());
+		const profiles = await under.repo.profiles([a.Id, b.Id, newGuid()]);
 		expect(profiles.sort((x, y) => (x.Id === a.Id ? -1 : y.Id === a.Id ? 1 : 0))).toEqual([
 			{ Id: a.Id, FirstName: a.FirstName, LastName: "Member", JobTitle: "Writer" },
 			{ Id: b.Id, FirstName: b.FirstName, LastName: "Member" },
 		]);
-		expect(await repo.profiles([])).toEqual([]);
+		expect(await under.repo.profiles([])).toEqual([]);
 	});
 
 	test("pages by offset and by cursor agree; an unknown cursor is a 400 on AfterId; Limit 0 is empty", async () => {
-		for (let i = 0; i < 25; i++) await repo.create(newUser({ CreatedTime: 50_000 + (i % 5), UpdatedTime: 50_000 }));
+		for (let i = 0; i < 25; i++) await under.repo.create(newUser({ CreatedTime: 50_000 + (i % 5), UpdatedTime: 50_000 }));
 		const admin = { admin: true };
-		const all = await repo.page({ Offset: 0, Limit: 1000 }, admin);
+		const all = await under.repo.page({ Offset: 0, Limit: 1000 }, admin);
 		expect(all.length).toBeGreaterThanOrEqual(25);
 		const order = [...all].sort((x, y) => x.CreatedTime - y.CreatedTime || (x.Id < y.Id ? -1 : 1));
 		expect(all.map(u => u.Id)).toEqual(order.map(u => u.Id));
-		const second = await repo.page({ Offset: 10, Limit: 10 }, admin);
-		expect(await repo.page({ Offset: 0, Limit: 10, AfterId: all[9].Id }, admin)).toEqual(second);
-		expect(await repo.page({ Offset: 5, Limit: 10, AfterId: all[4].Id }, admin)).toEqual(second);
-		await expect(repo.page({ Offset: 0, Limit: 10, AfterId: newGuid() }, admin)).rejects.toMatchObject({ code: 400 });
-		expect(await repo.page({ Offset: 0, Limit: 0 }, admin)).toEqual([]);
+		const second = await under.repo.page({ Offset: 10, Limit: 10 }, admin);
+		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: all[9].Id }, admin)).toEqual(second);
+		expect(await under.repo.page({ Offset: 5, Limit: 10, AfterId: all[4].Id }, admin)).toEqual(second);
+		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: newGuid() }, admin)).rejects.toMatchObject({ code: 400 });
+		expect(await under.repo.page({ Offset: 0, Limit: 0 }, admin)).toEqual([]);
 	});
 
 	test("cloaked users are left out for everyone but admins and themselves, in pages and cursors", async () => {
-		const hidden = await repo.create(newUser({ Cloaked: true, CreatedTime: 90_000, UpdatedTime: 90_000 }));
-		const shown = await repo.create(newUser({ CreatedTime: 90_001, UpdatedTime: 90_001 }));
-		const ids = async (viewer: { admin: boolean; userId?: string }) => (await repo.page({ Offset: 0, Limit: 1000 }, viewer)).map(u => u.Id);
+		const hidden = await under.repo.create(newUser({ Cloaked: true, CreatedTime: 90_000, UpdatedTime: 90_000 }));
+		const shown = await under.repo.create(newUser({ CreatedTime: 90_001, UpdatedTime: 90_001 }));
+		const ids = async (viewer: { admin: boolean; userId?: string }) => (await under.repo.page({ Offset: 0, Limit: 1000 }, viewer)).map(u => u.Id);
 		const ordinary = await ids({ admin: false, userId: shown.Id });
 		expect(ordinary).toContain(shown.Id);
 		expect(ordinary).not.toContain(hidden.Id);
@@ -135,18 +129,18 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		expect(await ids({ admin: false, userId: hidden.Id })).toContain(hidden.Id);
 		expect(await ids({ admin: true })).toEqual(expect.arrayContaining([hidden.Id, shown.Id]));
 		// A hidden user's Id is no cursor for those who cannot see them.
-		await expect(repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: shown.Id })).rejects.toMatchObject({ code: 400 });
-		expect(await repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual((await repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id })));
-		const afterHidden = await repo.page({ Offset: 0, Limit: 1, AfterId: hidden.Id }, { admin: true });
+		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: shown.Id })).rejects.toMatchObject({ code: 400 });
+		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual((await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id })));
+		const afterHidden = await under.repo.page({ Offset: 0, Limit: 1, AfterId: hidden.Id }, { admin: true });
 		expect(afterHidden.map(u => u.Id)).toEqual([shown.Id]);
 	});
 
 	test("importing the former store's users writes each once, and skips a taken user name", async () => {
 		const user = newUser({ Email: `imported${Date.now()}@example.org`, Roles: ["Admin"], Cloaked: true });
-		expect(await repo.importUser(user)).toBe(true);
-		expect(await repo.importUser(user)).toBe(false);
-		expect(await repo.importUser({ ...user, Id: newGuid() })).toBe(false);
-		expect(await repo.find(user.Id)).toMatchObject({ Id: user.Id, Roles: ["Admin"], Cloaked: true });
+		expect(await under.repo.importUser(user)).toBe(true);
+		expect(await under.repo.importUser(user)).toBe(false);
+		expect(await under.repo.importUser({ ...user, Id: newGuid() })).toBe(false);
+		expect(await under.repo.find(user.Id)).toMatchObject({ Id: user.Id, Roles: ["Admin"], Cloaked: true });
 		expect(await count("id = $1", [user.Id])).toBe(1);
 	});
 
@@ -158,31 +152,25 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		};
 		const dir = await legacyFolder({ users: [doc] });
 		try {
-			expect(await importLegacyOnce(engine.db, dir, "users", repo, usersLegacy)).toBe(1);
-			expect(await importLegacyOnce(engine.db, dir, "users", repo, usersLegacy)).toBe(0);
-			expect(await repo.find(id)).toEqual({ Id: id, UserName: doc.UserName, Email: doc.Email, FirstName: "Old", LastName: "Timer", Interests: ["history"], Roles: [], Cloaked: true, CreatedTime: 123, UpdatedTime: 456 });
-			expect(await repo.account(doc.Email.toLowerCase())).toMatchObject({ Id: id, PasswordHash: "scrypt$old" });
+			expect(await importLegacyOnce(under.engine.db, dir, "users", under.repo, usersLegacy)).toBe(1);
+			expect(await importLegacyOnce(under.engine.db, dir, "users", under.repo, usersLegacy)).toBe(0);
+			expect(await under.repo.find(id)).toEqual({ Id: id, UserName: doc.UserName, Email: doc.Email, FirstName: "Old", LastName: "Timer", Interests: ["history"], Roles: [], Cloaked: true, CreatedTime: 123, UpdatedTime: 456 });
+			expect(await under.repo.account(doc.Email.toLowerCase())).toMatchObject({ Id: id, PasswordHash: "scrypt$old" });
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });
 		}
 	});
 
 	test("removing a user frees its user name", async () => {
-		const user = await repo.create(newUser());
-		expect(await repo.remove(user.Id)).toBe(true);
-		expect(await repo.remove(user.Id)).toBe(false);
-		expect(await repo.create(newUser({ UserName: user.UserName }))).toMatchObject({ UserName: user.UserName });
+		const user = await under.repo.create(newUser());
+		expect(await under.repo.remove(user.Id)).toBe(true);
+		expect(await under.repo.remove(user.Id)).toBe(false);
+		expect(await under.repo.create(newUser({ UserName: user.UserName }))).toMatchObject({ UserName: user.UserName });
 	});
 });
 
 describe.each(engines)("the sessions repository on %s", (_name, open) => {
-	let engine: EngineUnderTest;
-	let repo: SessionsRepository;
-	beforeAll(async () => {
-		engine = await open(sessionsMigrations, "sessions");
-		repo = new SessionsRepository(engine.db);
-	});
-	afterAll(() => engine.close());
+	const under = onEngine(open, sessionsMigrations, "sessions", db => new SessionsRepository(db));
 
 	const session = (fields: Partial<SessionRow> = {}): SessionRow => ({
 		Id: newGuid() + newGuid(),
@@ -200,37 +188,37 @@ describe.each(engines)("the sessions repository on %s", (_name, open) => {
 
 	test("a session is opened, found, slid, and removed", async () => {
 		const opened = session({ Persistent: true, Roles: ["Admin"] });
-		await repo.open(opened);
-		expect(await repo.find(opened.Id)).toEqual(opened);
-		expect(await repo.find("unknown")).toBeUndefined();
-		expect(await repo.slide(opened.Id, 10_600)).toBe(true);
-		expect(await repo.find(opened.Id)).toEqual({ ...opened, SlidTime: 10_600, ExpiresTime: 11_600 });
-		expect(await repo.remove(opened.Id)).toBe(true);
-		expect(await repo.find(opened.Id)).toBeUndefined();
-		expect(await repo.slide(opened.Id, 10_700)).toBe(false);
-		expect(await repo.remove(opened.Id)).toBe(false);
+		await under.repo.open(opened);
+		expect(await under.repo.find(opened.Id)).toEqual(opened);
+		expect(await under.repo.find("unknown")).toBeUndefined();
+		expect(await under.repo.slide(opened.Id, 10_600)).toBe(true);
+		expect(await under.repo.find(opened.Id)).toEqual({ ...opened, SlidTime: 10_600, ExpiresTime: 11_600 });
+		expect(await under.repo.remove(opened.Id)).toBe(true);
+		expect(await under.repo.find(opened.Id)).toBeUndefined();
+		expect(await under.repo.slide(opened.Id, 10_700)).toBe(false);
+		expect(await under.repo.remove(opened.Id)).toBe(false);
 	});
 
 	test("all the sessions of a user end together: their keys come back, other users' sessions stay", async () => {
 		const userId = newGuid();
 		const [first, second, other] = [session({ UserId: userId }), session({ UserId: userId }), session()];
-		for (const s of [first, second, other]) await repo.open(s);
-		expect((await repo.removeAllOf(userId)).sort()).toEqual([first.Id, second.Id].sort());
-		expect(await repo.find(first.Id)).toBeUndefined();
-		expect(await repo.find(other.Id)).toEqual(other);
-		expect(await repo.removeAllOf(userId)).toEqual([]);
+		for (const s of [first, second, other]) await under.repo.open(s);
+		expect((await under.repo.removeAllOf(userId)).sort()).toEqual([first.Id, second.Id].sort());
+		expect(await under.repo.find(first.Id)).toBeUndefined();
+		expect(await under.repo.find(other.Id)).toEqual(other);
+		expect(await under.repo.removeAllOf(userId)).toEqual([]);
 	});
 
 	test("expired sessions are purged, the others kept; importing one twice keeps one", async () => {
 		const ended = session({ ExpiresTime: 20_000 });
 		const open = session({ DisplayName: undefined, ExpiresTime: 30_000 });
-		await repo.open(ended);
-		await repo.importSession(open);
-		await repo.importSession(open);
-		expect(await repo.removeExpired(20_000)).toBeGreaterThanOrEqual(1);
-		expect(await repo.find(ended.Id)).toBeUndefined();
-		expect(await repo.find(open.Id)).toEqual(open);
-		expect(Number((await engine.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE id = $1", [open.Id]))?.n)).toBe(1);
+		await under.repo.open(ended);
+		await under.repo.importSession(open);
+		await under.repo.importSession(open);
+		expect(await under.repo.removeExpired(20_000)).toBeGreaterThanOrEqual(1);
+		expect(await under.repo.find(ended.Id)).toBeUndefined();
+		expect(await under.repo.find(open.Id)).toEqual(open);
+		expect(Number((await under.engine.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE id = $1", [open.Id]))?.n)).toBe(1);
 	});
 
 	test("the former store's open sessions are imported (token hashes as keys), its ended ones dropped", async () => {
@@ -239,9 +227,9 @@ describe.each(engines)("the sessions repository on %s", (_name, open) => {
 		const ended = { ...kept, _id: newGuid() + newGuid(), ExpiresAt: now - 1 };
 		const dir = await legacyFolder({ sessions: [kept, ended] });
 		try {
-			await importLegacyOnce(engine.db, dir, "sessions", repo, sessionsLegacy);
-			expect(await repo.find(kept._id)).toEqual({ Id: kept._id, UserId: kept.UserId, UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidTime: now, ExpiresTime: now + 60_000 });
-			expect(await repo.find(ended._id)).toBeUndefined();
+			await importLegacyOnce(under.engine.db, dir, "sessions", under.repo, sessionsLegacy);
+			expect(await under.repo.find(kept._id)).toEqual({ Id: kept._id, UserId: kept.UserId, UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidTime: now, ExpiresTime: now + 60_000 });
+			expect(await under.repo.find(ended._id)).toBeUndefined();
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });
 		}

@@ -52,3 +52,19 @@ async function migrated(db: SqlDatabase, migrations: readonly Migration[], domai
 		},
 	};
 }
+
+/** A repository on an engine, for the tests of one `describe`: opened and migrated before them, closed after. */
+export interface RepositoryUnderTest<Repo> {
+	readonly engine: EngineUnderTest;
+	readonly repo: Repo;
+}
+
+export function onEngine<Repo>(open: Open, migrations: readonly Migration[], domain: string, create: (db: SqlDatabase) => Repo): RepositoryUnderTest<Repo> {
+	const under = {} as { engine: EngineUnderTest; repo: Repo };
+	beforeAll(async () => {
+		under.engine = await open(migrations, domain);
+		under.repo = create(under.engine.db);
+	});
+	afterAll(() => under.engine.close());
+	return under;
+}
