@@ -16,7 +16,7 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 			registerOperationMetrics(this.broker);
 		},
 		async started() {
-			gateway = new HttpGateway(config, this.broker, this.logger);
+			gateway = new HttpGateway(config, this);
 			(this as { server?: Server }).server = await gateway.listen(config.port);
 		},
 		async stopped() {

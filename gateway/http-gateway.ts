@@ -1,11 +1,11 @@
 import http, { IncomingMessage, Server, ServerResponse } from "node:http";
-import { Context, Logger, ServiceBroker } from "moleculer";
+import { Context, Logger, Service, ServiceBroker } from "moleculer";
 import qs from "qs";
 import { PlazaConfig } from "../shared/config";
 import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
-import { callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
+import { Caller, callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
 import { FoundRoute, Routes, Surface } from "./routes";
 import { gatewayPages } from "./pages";
 import { readBody } from "./body";
@@ -17,7 +17,8 @@ import { negotiateFormat } from "./format";
 import { sendJson, sendJsonText, wireJson } from "./respond";
 import { ResponseCache } from "./response-cache";
 import { describeFailure } from "./errors";
-import { clientAddress, Identifier, isSecure } from "./identify";
+import { Identifier } from "./identify";
+import { clientAddress, isSecure } from "./client-address";
 import { sessionCookies } from "./cookies";
 import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
@@ -52,15 +53,21 @@ export class HttpGateway {
 	/** In the JSON (production) log format every request is an info line; in the short one, debug. */
 	private readonly accessLogLevel: "info" | "debug";
 
+	private readonly broker: ServiceBroker;
+
+	private readonly logger: Logger;
+
 	constructor(
 		private readonly config: PlazaConfig,
-		private readonly broker: ServiceBroker,
-		private readonly logger: Logger,
+		/** The gateway's service: the calls it makes name it as their caller (internal actions check who calls them). */
+		private readonly service: Service,
 	) {
-		this.routes = new Routes(gatewayPages(config, broker));
+		this.broker = service.broker;
+		this.logger = service.logger;
+		this.routes = new Routes(gatewayPages(config, this.broker));
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config);
-		this.responses = new ResponseCache(broker);
+		this.responses = new ResponseCache(this.broker);
 		this.accessLogLevel = config.logFormat === "json" ? "info" : "debug";
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
 	}
@@ -101,14 +108,15 @@ export class HttpGateway {
 			if (req.method === "OPTIONS") return this.answerOptions(path, res);
 			const found = this.routes.find(req.method ?? "GET", path);
 			if (!found) throw noSuchRoute();
-			await this.budget.spend(req, res);
 			const op = found.target.kind === "operation" ? found.target.operation(found.params) : undefined;
-			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
-			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
-			const meta = ctx.meta as RequestMeta & { user?: unknown };
+			const meta = ctx.meta as RequestMeta & { user?: Caller | null };
 			meta.clientIp = clientAddress(req, this.config.trustProxy);
 			meta.baseUrl = baseUrlOf(req, this.config.trustProxy);
+			// Who is calling comes first: the budget is the verified caller's (else the address's), not the credentials'.
 			meta.user = (await this.identifier.identify(ctx, req)) ?? null;
+			await this.budget.spend(req, res, meta.user ?? undefined, meta.clientIp);
+			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
+			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
 			if (found.target.kind === "page") found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
 			else await this.dispatch(op, found.target.surface, req, res);
 		} catch (err) {
@@ -123,6 +131,7 @@ export class HttpGateway {
 		// Taken only when it is a plain token: it is echoed in a header and written to every log line.
 		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id;
 		ctx.meta = {};
+		ctx.service = this.service;
 		req.$ctx = ctx;
 		return ctx;
 	}

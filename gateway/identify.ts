@@ -1,5 +1,4 @@
 import { IncomingMessage } from "node:http";
-import { TLSSocket } from "node:tls";
 import { timingSafeEqual, createHash } from "node:crypto";
 import { Context } from "moleculer";
 import { ADMIN, Caller } from "../shared/caller";
@@ -91,18 +90,6 @@ export class Identifier {
 		if (this.nonces.check(nonce) !== "valid" || uri !== (req.$rawUrl ?? req.url)) return undefined;
 		return { username, realm, nonce, uri, response, qop: fields.get("qop"), nc: fields.get("nc"), cnonce: fields.get("cnonce"), method: req.method ?? "GET" };
 	}
-}
-
-/** Whether the request came over HTTPS (directly, or through a trusted proxy). */
-export function isSecure(req: IncomingMessage, trustProxy: boolean): boolean {
-	return (req.socket as TLSSocket).encrypted === true || (trustProxy && req.headers["x-forwarded-proto"] === "https");
-}
-
-/** The client's address (from X-Forwarded-For only behind a trusted proxy). */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-	const forwarded = req.headers["x-forwarded-for"];
-	if (trustProxy && typeof forwarded === "string") return forwarded.split(",")[0].trim();
-	return req.socket.remoteAddress;
 }
 
 /** Constant-time comparison; hashing first makes the lengths equal. */

@@ -2,8 +2,9 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { failures } from "../shared/errors";
+import { Caller } from "../shared/caller";
 import { PlazaConfig } from "../shared/config";
-import { clientAddress } from "./identify";
+import { clientAddress } from "./client-address";
 import { sessionTokenOf } from "./cookies";
 
 const windowSeconds = 60;
@@ -21,7 +22,7 @@ export class RequestBudget {
 	}
 
 	/** Spends one request of the caller's budget; throws 429 when none is left. */
-	async spend(req: IncomingMessage, res: ServerResponse): Promise<void> {
+	async spend(req: IncomingMessage, res: ServerResponse, _caller: Caller | undefined, _address: string | undefined): Promise<void> {
 		const limit = this.config.rateLimitPerMinute;
 		let state: RateLimiterRes;
 		let spent = false;

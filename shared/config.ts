@@ -26,15 +26,29 @@ export interface PlazaConfig {
 	reservationTtlSeconds: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
 	rateLimitPerMinute: number;
-	/** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
-	trustProxy: boolean;
+	/** The proxies in front of the gateway whose X-Forwarded-* headers are believed (TRUST_PROXY). */
+	trustProxy: TrustProxy;
+	/** Origins allowed to call Plaza from a browser (CORS_ORIGINS); empty = no CORS, Plaza's own origin only. */
+	corsOrigins: string[];
 	/** Structured JSON log lines (one object per line), or short human-readable ones. */
 	logFormat: "json" | "short";
 	cluster: ClusterConfig;
 }
 
+/**
+ * Which proxies to believe: the number of hops in front of the gateway (counted from the right of
+ * X-Forwarded-For), or their addresses and subnets (proxy-addr's forms, e.g. `10.0.0.0/8`,
+ * `loopback`); 0 = none, the socket's peer is the client.
+ */
+export type TrustProxy = number | string[];
+
 /** How the processes of a distributed Plaza find, trust and watch one another. */
 export interface ClusterConfig {
+	/**
+	 * The secret every process of a distributed deployment shares (CLUSTER_SECRET): it seals what
+	 * travels on the bus, so that a process without it can neither read nor forge a call.
+	 */
+	secret?: string;
 	/** This process's name among the nodes; Moleculer makes one from the host name and pid when unset. */
 	nodeId?: string;
 	/** A call not answered in this time fails (503). */
@@ -71,9 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 	return {
 		port: integer(env.PORT, 3000, "PORT"),
 		store: storeFrom(env),
-		adminApiKey: env.ADMIN_API_KEY || undefined,
+		adminApiKey: adminApiKey(env.ADMIN_API_KEY),
 		transporter: env.TRANSPORTER || undefined,
-		services: env.SERVICES ? env.SERVICES.split(",").map(s => s.trim()).filter(Boolean) : undefined,
+		services: env.SERVICES ? list(env.SERVICES) : undefined,
 		development: env.NODE_ENV === "development",
 		maxBodyBytes: integer(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
 		logLevel: logLevel(env.LOG_LEVEL),
@@ -88,9 +102,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		},
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
-		trustProxy: env.TRUST_PROXY === "true",
+		trustProxy: trustProxy(env.TRUST_PROXY),
+		corsOrigins: list(env.CORS_ORIGINS).map(origin => new URL(origin).origin),
 		logFormat: env.LOG_FORMAT === "json" ? "json" : "short",
 		cluster: {
+			secret: clusterSecret(env.CLUSTER_SECRET, env.TRANSPORTER),
 			nodeId: env.NODE_ID || undefined,
 			requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 10_000, "REQUEST_TIMEOUT_MS"),
 			readRetries: integer(env.READ_RETRIES, 2, "READ_RETRIES"),
@@ -115,6 +131,43 @@ function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
 	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL };
 	if (env.DATA_DIR === ":memory:") return { kind: "memory" };
 	return { kind: "sqlite", dir: path.resolve(env.DATA_DIR || "./data") };
+}
+
+function list(value: string | undefined): string[] {
+	return (value ?? "").split(",").map(s => s.trim()).filter(Boolean);
+}
+
+/** Values shipped in examples and templates: a deployment that kept one would open its door to anyone who read them. */
+const placeholders = /^(change[-_ ]?me.*|changeit|secret|password|admin|test|example.*|your[-_ ].*|x+)$/i;
+const minimumSecretLength = 32;
+
+/** The administrator's key: unset, or at least 32 characters and not a placeholder (else Plaza refuses to start). */
+function adminApiKey(value: string | undefined): string | undefined {
+	if (!value) return undefined;
+	return strongSecret(value, "ADMIN_API_KEY");
+}
+
+/** CLUSTER_SECRET: required as soon as processes meet over a transporter. */
+function clusterSecret(value: string | undefined, transporter: string | undefined): string | undefined {
+	if (!value) {
+		if (transporter) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it; e.g. openssl rand -hex 32)");
+		return undefined;
+	}
+	return strongSecret(value, "CLUSTER_SECRET");
+}
+
+function strongSecret(value: string, name: string): string {
+	if (value.length < minimumSecretLength) throw new Error(`${name} must be at least ${minimumSecretLength} characters long (e.g. openssl rand -hex 32)`);
+	if (placeholders.test(value)) throw new Error(`${name} is a placeholder value; set a secret of your own (e.g. openssl rand -hex 32)`);
+	return value;
+}
+
+/** TRUST_PROXY: a hop count, or the proxies' addresses (comma-separated); "true" is one hop, unset none. */
+function trustProxy(value: string | undefined): TrustProxy {
+	if (!value || value === "false") return 0;
+	if (value === "true") return 1;
+	if (/^\d+$/.test(value)) return Number(value);
+	return list(value);
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

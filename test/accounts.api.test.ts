@@ -111,7 +111,7 @@ describe("registration and sign-in", () => {
 	});
 
 	test("behind HTTPS (a trusted proxy says so) cookies are Secure and HSTS is sent", async () => {
-		const secure = await startPlaza({ trustProxy: true });
+		const secure = await startPlaza({ trustProxy: 1 });
 		try {
 			const user = await secure.signUp();
 			const reply = await secure.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password }, { "X-Forwarded-Proto": "https" });

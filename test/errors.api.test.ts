@@ -1,4 +1,4 @@
-import { ErrorBody, startPlaza, TestPlaza } from "./support/plaza";
+import { ADMIN_KEY, ErrorBody, startPlaza, TestPlaza } from "./support/plaza";
 import { createUser } from "./support/users";
 import { WithRepository } from "../shared/persistence/repository.mixin";
 import { UsersRepository } from "../services/users/users.repository";
@@ -19,7 +19,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	afterAll(() => plaza.stop());
 
 	const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-		plaza.http<ErrorBody>("POST", path, body, { Authorization: "Bearer test-admin-key", ...headers });
+		plaza.http<ErrorBody>("POST", path, body, { Authorization: `Bearer ${ADMIN_KEY}`, ...headers });
 
 	test("a missing required field is 400 NotEmpty naming the field", async () => {
 		const reply = await post("/json/reply/CreateUser", { LastName: "Only" });

@@ -20,13 +20,13 @@ describe("the embedded server process", () => {
 	test("serves on PORT, keeps its data under DATA_DIR across a restart, and stops cleanly on SIGTERM", async () => {
 		const port = await freePort();
 		const url = `http://127.0.0.1:${port}`;
-		const env = { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: "process-admin-key" };
+		const env = { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: "process-admin-key-0123456789abcdef0123456789" };
 
 		const first = start(env);
 		await waitForHealthy(`${url}/health`, 15000, first);
 		const created = await fetch(`${url}/Users`, {
 			method: "POST",
-			headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key" },
+			headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key-0123456789abcdef0123456789" },
 			body: JSON.stringify({ FirstName: "Durable", LastName: "Record", Email: "durable@example.org" }),
 		});
 		expect(created.status).toBe(200);
@@ -39,12 +39,12 @@ describe("the embedded server process", () => {
 
 		const second = start(env);
 		await waitForHealthy(`${url}/health`, 15000, second);
-		const found = await fetch(`${url}/Users/${Id}`, { headers: { Authorization: "Bearer process-admin-key" } });
+		const found = await fetch(`${url}/Users/${Id}`, { headers: { Authorization: "Bearer process-admin-key-0123456789abcdef0123456789" } });
 		expect(found.status).toBe(200);
 		expect(await found.text()).toBe(createdText);
 		const duplicate = await fetch(`${url}/Users`, {
 			method: "POST",
-			headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key" },
+			headers: { "Content-Type": "application/json", Authorization: "Bearer process-admin-key-0123456789abcdef0123456789" },
 			body: JSON.stringify({ FirstName: "Again", LastName: "Record", Email: "durable@example.org" }),
 		});
 		expect(duplicate.status).toBe(409);

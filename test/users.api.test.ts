@@ -1,4 +1,4 @@
-import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ADMIN_KEY, ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { createUser } from "./support/users";
 
 /** A user's row as the users database stores it (every column). */
@@ -65,7 +65,7 @@ describe("users operations through the gateway", () => {
 		const generic = await plaza.admin("POST", "/json/reply/CreateUser", fields);
 		const form = await plaza.http("POST", "/json/reply/CreateUser", "FirstName=Linus&LastName=Torvalds&Interests=kernels", {
 			"Content-Type": "application/x-www-form-urlencoded",
-			Authorization: "Bearer test-admin-key",
+			Authorization: `Bearer ${ADMIN_KEY}`,
 		});
 		for (const reply of [rest, generic, form]) expect(reply.status).toBe(200);
 		const strip = (u: WireRecord) => ({ ...u, Id: undefined, CreatedTime: undefined, UpdatedTime: undefined });

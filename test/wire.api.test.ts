@@ -1,4 +1,4 @@
-import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ADMIN_KEY, ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { createUser } from "./support/users";
 
 describe("the wire format through the gateway", () => {
@@ -33,7 +33,7 @@ describe("the wire format through the gateway", () => {
 
 	test("the escaped JSON form \\/Date(ms)\\/ in a request body is accepted", async () => {
 		const body = '{"FirstName":"Escaped","LastName":"Date","CreatedTime":"\\/Date(1732269600000)\\/"}';
-		const reply = await plaza.http("POST", "/Users", body, { "Content-Type": "application/json", Authorization: "Bearer test-admin-key" });
+		const reply = await plaza.http("POST", "/Users", body, { "Content-Type": "application/json", Authorization: `Bearer ${ADMIN_KEY}` });
 		expect(reply.status).toBe(200);
 		expect(reply.body.CreatedTime).toBe("/Date(1732269600000+0000)/");
 	});
@@ -90,7 +90,7 @@ describe("the wire format through the gateway", () => {
 
 	test("a JSONP callback name outside [A-Za-z0-9_.$] is a 400 and nothing runs", async () => {
 		const before = await plaza.count("users", "users");
-		const reply = await plaza.http<ErrorBody>("POST", "/Users?callback=alert(1)//", { FirstName: "X", LastName: "Y" }, { Authorization: "Bearer test-admin-key" });
+		const reply = await plaza.http<ErrorBody>("POST", "/Users?callback=alert(1)//", { FirstName: "X", LastName: "Y" }, { Authorization: `Bearer ${ADMIN_KEY}` });
 		expect(reply.status).toBe(400);
 		expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
 		expect(reply.body.ResponseStatus.Errors[0]).toMatchObject({ ErrorCode: "InvalidValue", FieldName: "callback" });

@@ -6,7 +6,7 @@ import { SessionMeta } from "../../shared/caller";
 import { requestShape } from "../description/shapes";
 import { Failure } from "../errors";
 import { sessionCookies } from "../cookies";
-import { isSecure } from "../identify";
+import { isSecure } from "../client-address";
 import { readBody } from "./read-body";
 import { requestElement } from "./envelope";
 import { paramsOf } from "./decode";

@@ -6,7 +6,7 @@ import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { testDatabase } from "./postgres";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 
-export const ADMIN_KEY = "test-admin-key";
+export const ADMIN_KEY = "plaza-tests-admin-key-0123456789abcdef";
 
 /** A reply; `body` is the JSON text parsed, typed as the caller expects it (undefined when not JSON). */
 export interface Reply<T = WireRecord> {
