@@ -1,27 +1,33 @@
 import { IncomingMessage } from "node:http";
+import { parse } from "cookie";
 import { SessionDirective } from "../shared/caller";
 
-/** The request's cookies by name (the first of a name wins). */
-export function readCookies(req: IncomingMessage): Map<string, string> {
-	const cookies = new Map<string, string>();
-	for (const part of (req.headers.cookie ?? "").split(";")) {
-		const at = part.indexOf("=");
-		if (at < 1) continue;
-		const name = part.slice(0, at).trim();
-		if (!cookies.has(name)) cookies.set(name, decodeURIComponent(part.slice(at + 1).trim()));
-	}
-	return cookies;
+/**
+ * The request's cookies by name (the `cookie` package: the first of a name wins, and a value whose
+ * %-escapes do not decode is kept as sent, so a malformed cookie is never a failure).
+ */
+export function readCookies(req: IncomingMessage): Record<string, string | undefined> {
+	const header = req.headers.cookie;
+	return header ? parse(header) : {};
+}
+
+/** A session token and whether it came in a cookie (which a browser adds by itself) or in the X-ss-id header. */
+export interface SessionToken {
+	token: string;
+	byCookie: boolean;
 }
 
 /**
  * The session token a request carries, ServiceStack-style: the `X-ss-id` header, else `ss-pid` when
- * `ss-opt=perm` (a RememberMe session), else `ss-id`.
+ * `ss-opt=perm` (a RememberMe session), else `ss-id`. `cookies: false` reads the header only.
  */
-export function sessionTokenOf(req: IncomingMessage): string | undefined {
+export function sessionTokenFrom(req: IncomingMessage, { cookies }: { cookies: boolean }): SessionToken | undefined {
 	const header = req.headers["x-ss-id"];
-	if (typeof header === "string" && header) return header;
-	const cookies = readCookies(req);
-	return (cookies.get("ss-opt") === "perm" ? cookies.get("ss-pid") : undefined) ?? cookies.get("ss-id") ?? cookies.get("ss-pid");
+	if (typeof header === "string" && header) return { token: header, byCookie: false };
+	if (!cookies) return undefined;
+	const jar = readCookies(req);
+	const token = (jar["ss-opt"] === "perm" ? jar["ss-pid"] : undefined) || jar["ss-id"] || jar["ss-pid"];
+	return token ? { token, byCookie: true } : undefined;
 }
 
 /** Set-Cookie values that carry out a service's session directive. */

@@ -68,5 +68,9 @@ function classify(err: ErrorLike): Failure {
 		case "RateLimitExceeded":
 			return client(429, "TooManyRequests", "Too many requests; slow down");
 	}
+	// Any other request error body-parser (http-errors) marks as the client's, by its 4xx status.
+	if (typeof err.status === "number" && err.status >= 400 && err.status < 500 && (err as { expose?: unknown }).expose === true) {
+		return client(err.status === 413 ? 413 : 400, err.status === 413 ? "PayloadTooLarge" : "InvalidBody", "The request body could not be read");
+	}
 	return { status: 500, responseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] }, internal: true };
 }

@@ -24,6 +24,8 @@ import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { GatewayRequest } from "./request";
+import { CorsHeaders, corsFor } from "./cors";
+import { refuseCrossSiteWrite } from "./cross-site";
 
 /** How long a stopping gateway waits for the requests it accepted. */
 const drainMs = 10_000;
@@ -31,9 +33,9 @@ const drainMs = 10_000;
 /**
  * The HTTP face of Plaza, made from the operation catalogue: REST routes, the generic reply route,
  * SOAP and the description, one error shape. It knows protocols, not domains: no operation is named
- * here. A request goes: format → route → budget → body → caller → operation (or page) → answer.
+ * here. A request goes: format → route → caller → budget → body → operation (or page) → answer.
  *
- * Built on node:http with find-my-way, body-parser and rate-limiter-flexible rather than
+ * Built on node:http with find-my-way, body-parser, qs, cookie and cors rather than
  * moleculer-web, whose per-request cost (an action call of its own through every broker middleware,
  * alias resolution by regular expressions) was most of what a small read cost (see README).
  */
@@ -45,6 +47,9 @@ export class HttpGateway {
 	private readonly budget: RequestBudget;
 
 	private readonly responses: ResponseCache;
+
+	/** CORS headers for the origins of CORS_ORIGINS; undefined when it is unset. */
+	private readonly cors?: CorsHeaders;
 
 	private readonly server: Server;
 
@@ -68,6 +73,7 @@ export class HttpGateway {
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config);
 		this.responses = new ResponseCache(this.broker);
+		this.cors = corsFor(config);
 		this.accessLogLevel = config.logFormat === "json" ? "info" : "debug";
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
 	}
@@ -99,6 +105,7 @@ export class HttpGateway {
 		this.logAccess(req, res);
 		req.$rawUrl = req.url;
 		try {
+			await this.cors?.(req, res);
 			negotiateFormat(req);
 			const ctx = this.contextFor(req);
 			res.setHeader("X-Request-ID", String(ctx.requestID));
@@ -113,7 +120,9 @@ export class HttpGateway {
 			meta.clientIp = clientAddress(req, this.config.trustProxy);
 			meta.baseUrl = baseUrlOf(req, this.config.trustProxy);
 			// Who is calling comes first: the budget is the verified caller's (else the address's), not the credentials'.
-			meta.user = (await this.identifier.identify(ctx, req)) ?? null;
+			const identity = await this.identifier.identify(ctx, req);
+			meta.user = identity?.caller ?? null;
+			req.$byCookie = identity?.byCookie ?? false;
 			await this.budget.spend(req, res, meta.user ?? undefined, meta.clientIp);
 			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
 			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
@@ -136,7 +145,7 @@ export class HttpGateway {
 		return ctx;
 	}
 
-	/** OPTIONS runs nothing: it says which methods the path answers to (no CORS is offered, so browsers keep other sites out). */
+	/** OPTIONS runs nothing, whatever its body: it says which methods the path answers to (with CORS headers for a listed origin). */
 	private answerOptions(path: string, res: ServerResponse): void {
 		const methods = this.routes.methodsOf(path);
 		if (methods.length === 0) throw noSuchRoute();
@@ -148,6 +157,7 @@ export class HttpGateway {
 	private async dispatch(op: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
 		if (!op) throw failures.notFound(`The operation ${String(req.$params.operation)}`);
 		if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
+		refuseCrossSiteWrite(op, req, this.config);
 		const { operation: _ignored, ...params } = req.$params;
 		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
 		const kept = op.cacheResponse ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
@@ -202,7 +212,8 @@ export class HttpGateway {
 /** Body, query and path fields in one object: the path wins, then the query, then the body. */
 function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record<string, unknown> {
 	const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-	return Object.assign({}, body, query ? qs.parse(query) : {}, found.params);
+	// A null prototype: a body's own "__proto__" key stays a field and never becomes the object's prototype.
+	return Object.assign(Object.create(null) as Record<string, unknown>, body, query ? qs.parse(query) : {}, found.params);
 }
 
 function noSuchRoute(): Error {

@@ -1,25 +1,34 @@
-import { IncomingMessage } from "node:http";
 import { timingSafeEqual, createHash } from "node:crypto";
 import { Context } from "moleculer";
 import { ADMIN, Caller } from "../shared/caller";
 import { failures } from "../shared/errors";
 import { PlazaConfig } from "../shared/config";
 import { DigestAnswer, digestRealm, NonceSigner } from "../shared/digest";
-import { sessionTokenOf } from "./cookies";
+import { sessionTokenFrom } from "./cookies";
+import { FormatRequest } from "./respond";
 import { readCall } from "../shared/calls";
 import { cacheOf } from "../shared/cache/node-caches";
 import { ResolvedSession, sessionCache, sessionKeyOf } from "../shared/sessions";
 
-/** A request as the gateway sees it before routing changes its URL. */
-export interface IdentifiedRequest extends IncomingMessage {
+/** A request as the gateway sees it before routing changes its URL (its format, JSONP or not, already read). */
+export interface IdentifiedRequest extends FormatRequest {
 	/** The URL as the client sent it (Digest signs it). */
 	$rawUrl?: string;
+	/** Whether the caller was known only by a session cookie, which a browser sends by itself (see cross-site.ts). */
+	$byCookie?: boolean;
+}
+
+/** Who is calling, and whether only a session cookie said so (header credentials are sent on purpose). */
+export interface Identity {
+	caller: Caller;
+	byCookie: boolean;
 }
 
 /**
  * Who is calling (PRODUCT.md §3): the Authorization header (Bearer API key, Basic, or Digest when
- * on) or else a session (X-ss-id header or ss-id/ss-pid cookie). Credentials that are present but
- * wrong are refused (401); an unknown or expired session is simply no session.
+ * on) or else a session (X-ss-id header or ss-id/ss-pid cookie; never a cookie for JSONP, which a
+ * cross-site `<script>` could read). Credentials that are present but wrong are refused (401); an
+ * unknown, expired or malformed session is simply no session.
  */
 export class Identifier {
 	private readonly nonces?: NonceSigner;
@@ -28,12 +37,12 @@ export class Identifier {
 		if (config.auth.digest) this.nonces = new NonceSigner(config.auth.digestSecret);
 	}
 
-	async identify(ctx: Context, req: IdentifiedRequest): Promise<Caller | undefined> {
+	async identify(ctx: Context, req: IdentifiedRequest): Promise<Identity | undefined> {
 		const authorization = req.headers.authorization;
-		if (authorization) return this.fromAuthorization(ctx, req, authorization);
-		const token = sessionTokenOf(req);
-		if (!token) return undefined;
-		return this.fromSession(ctx, token);
+		if (authorization) return { caller: await this.fromAuthorization(ctx, req, authorization), byCookie: false };
+		const session = sessionTokenFrom(req, { cookies: req.$jsonp === undefined });
+		const caller = session && (await this.fromSession(ctx, session.token));
+		return caller && { caller, byCookie: session.byCookie };
 	}
 
 	/** WWW-Authenticate for a 401, when Digest is on: a fresh nonce to answer. */
@@ -52,7 +61,8 @@ export class Identifier {
 			case "basic": {
 				const decoded = Buffer.from(value, "base64").toString("utf8");
 				const colon = decoded.indexOf(":");
-				if (colon > 0) return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName: decoded.slice(0, colon), Password: decoded.slice(colon + 1) });
+				// No account's name or password holds a NUL, and some stores refuse one in a query: simply wrong.
+				if (colon > 0 && !decoded.includes("\0")) return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName: decoded.slice(0, colon), Password: decoded.slice(colon + 1) });
 				break;
 			}
 			case "digest": {

@@ -1,5 +1,6 @@
 import Router from "find-my-way";
 import { catalogue, Operation, operationNamed } from "../shared/catalogue";
+import { failures } from "../shared/errors";
 import { PageHandler } from "./request";
 
 /** Which face of an operation a request came by: its REST route, or the generic route. */
@@ -19,12 +20,18 @@ const genericPrefixes = ["/json/reply", "/api"];
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Stands in for a malformed path segment, to learn which route field it fell in. */
+const malformedMarker = "malformed-escape-";
+
 /**
  * The gateway's routing table, made from the catalogue (find-my-way: a radix tree, so a lookup costs
  * the path's length, not the number of routes): every operation's REST routes; the generic route
  * (`GET`/`POST /json/reply/{Operation}`, alias `/api/{Operation}`) with a case-insensitive operation
  * name; and the gateway's own pages. Paths match case-insensitively with or without a trailing
- * slash, as ServiceStack's do; HEAD answers wherever GET does.
+ * slash, as ServiceStack's do; HEAD answers wherever GET does. A path with a malformed %-escape is a
+ * 400, not a missing route.
  */
 export class Routes {
 	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });
@@ -41,17 +48,53 @@ export class Routes {
 
 	/** The route for a method and a path (no query string), or undefined. */
 	find(method: string, path: string): FoundRoute | undefined {
+		this.refuseMalformedEscapes(path);
 		const found = this.router.find(method as Method, path);
 		return found ? { target: found.store as RouteTarget, params: found.params } : undefined;
 	}
 
 	/** The methods a path answers to (for OPTIONS and 405-like answers). */
 	methodsOf(path: string): string[] {
-		return (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const).filter(m => this.router.find(m, path) !== null);
+		this.refuseMalformedEscapes(path);
+		return methods.filter(m => this.router.find(m, path) !== null);
+	}
+
+	/**
+	 * 400 for a path whose %-escapes do not decode (a % without two hex digits, bytes that are not
+	 * UTF-8): find-my-way finds no route for it, which would say 404. The error names the route's
+	 * field the bad segment is in, when a route has a field there.
+	 */
+	private refuseMalformedEscapes(path: string): void {
+		if (!path.includes("%")) return;
+		const segments = path.split("/");
+		const malformed = segments.map(segment => !decodes(segment));
+		if (!malformed.includes(true)) return;
+		const standIn = segments.map((segment, i) => (malformed[i] ? `${malformedMarker}${i}` : segment)).join("/");
+		const field = this.fieldHolding(standIn) ?? "path";
+		throw failures.field(field, "InvalidValue", `The ${field} holds a malformed %-escape: % must be followed by two hex digits, and the bytes must be UTF-8`);
+	}
+
+	/** The name of the route field that holds a stand-in for a malformed segment, on any route of the path. */
+	private fieldHolding(standIn: string): string | undefined {
+		for (const method of methods) {
+			const params = this.router.find(method, standIn)?.params ?? {};
+			const field = Object.keys(params).find(name => params[name]?.startsWith(malformedMarker));
+			if (field) return field;
+		}
+		return undefined;
 	}
 
 	private add(method: Method, path: string, target: RouteTarget): void {
 		this.router.on(method === "GET" ? ["GET", "HEAD"] : method, path, noop, target);
+	}
+}
+
+function decodes(segment: string): boolean {
+	try {
+		decodeURIComponent(segment);
+		return true;
+	} catch {
+		return false;
 	}
 }
 

@@ -17,6 +17,7 @@ import { responseLayout } from "./xsd";
 import { XmlElement } from "./xml-tree";
 import { performOperation, recordPerformed } from "../perform";
 import { GatewayRequest } from "../request";
+import { refuseCrossSiteWrite } from "../cross-site";
 
 interface SoapCall {
 	element: XmlElement;
@@ -37,11 +38,13 @@ export function isSoapCall(req: IncomingMessage & { $rawUrl?: string; originalUr
 /**
  * POST /soap11: the envelope's request element names the operation; its fields become the same
  * params the JSON route sends, so the broker middleware validates them and checks permissions as
- * for JSON (the caller was identified before, as for every route). The result is written as the
- * `<Op>Response` element; session directives (Auth, Registration) set cookies as on JSON.
+ * for JSON (the caller was identified before, as for every route; a cookie-only cross-site write is
+ * refused as on JSON). The result is written as the `<Op>Response` element; session directives
+ * (Auth, Registration) set cookies as on JSON.
  */
 export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res: ServerResponse): Promise<void> {
 	const { element, operation } = await soapCallOf(req, config);
+	refuseCrossSiteWrite(operation, req, config);
 	const params = paramsOf(element, requestShape(operation));
 	const result = await performOperation(req.$ctx, req, operation, "soap", params);
 	const session = (req.$ctx.meta as SessionMeta).session;
