@@ -1,15 +1,19 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import bodyParser from "body-parser";
+import { failures, PlazaError } from "../shared/errors";
 
 type Parser = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 const parsers = new Map<number, Parser[]>();
 
+/** body-parser's default: no operation has half as many fields. */
+const formFieldLimit = 1000;
+
 /** body-parser's JSON (strict: an object or an array) and form parsers for a body limit, made once per limit. */
 function parsersFor(limitBytes: number): Parser[] {
 	let found = parsers.get(limitBytes);
 	if (!found) {
-		found = [bodyParser.json({ strict: true, limit: limitBytes }), bodyParser.urlencoded({ extended: false, limit: limitBytes })];
+		found = [bodyParser.json({ strict: true, limit: limitBytes }), bodyParser.urlencoded({ extended: false, limit: limitBytes, parameterLimit: formFieldLimit })];
 		parsers.set(limitBytes, found);
 	}
 	return found;
@@ -23,7 +27,19 @@ function parsersFor(limitBytes: number): Parser[] {
 export async function readBody(req: IncomingMessage & { body?: unknown }, res: ServerResponse, limitBytes: number): Promise<void> {
 	if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return;
 	for (const parse of parsersFor(limitBytes)) {
-		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(err) : resolve())));
+		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? err) : resolve())));
 		if (req.body !== undefined) return;
+	}
+}
+
+/** The form parser's own refusals as Plaza's failures: describeFailure does not know them, and they are the client's doing. */
+function formRefusal(err: unknown): PlazaError | undefined {
+	switch ((err as { type?: unknown }).type) {
+		case "parameters.too.many":
+			return new PlazaError(413, "PayloadTooLarge", `The form has more than ${formFieldLimit} fields`);
+		case "querystring.parse.rangeError":
+			return failures.invalidBody("The form's field names are nested too deep");
+		default:
+			return undefined;
 	}
 }

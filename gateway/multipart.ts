@@ -3,9 +3,10 @@ import Busboy from "@fastify/busboy";
 import { failures } from "../shared/errors";
 
 /**
- * The fields of a multipart/form-data body, bound like a JSON body: text parts by their names, a
- * file part as base64 under its part's name, with its type as ContentType unless a part says
- * otherwise. More than `limitBytes` in all is a 413; the upload stops there.
+ * The fields of a multipart/form-data body, bound like a JSON body: text parts by their names (a
+ * name given several times: a list of them), a file part as base64 under its part's name, with its type as ContentType unless a part says
+ * otherwise. More than `limitBytes` in all is a 413; the upload stops there. A text part may be as
+ * large as the whole body (busboy would otherwise cut it at 1 MB without a word).
  */
 export function readMultipart(req: IncomingMessage, limitBytes: number): Promise<Record<string, unknown>> {
 	return new Promise((resolve, reject) => {
@@ -22,14 +23,16 @@ export function readMultipart(req: IncomingMessage, limitBytes: number): Promise
 		};
 		let parser: ReturnType<typeof Busboy>;
 		try {
-			parser = Busboy({ headers: req.headers as never, limits: { fileSize: limitBytes, fields: 50, files: 1, parts: 60 } });
+			parser = Busboy({ headers: req.headers as never, limits: { fileSize: limitBytes, fieldSize: limitBytes, fields: 50, files: 1, parts: 60 } });
 		} catch {
 			return reject(failures.invalidBody("The multipart body is malformed"));
 		}
 		parser.on("field", (name, value) => {
 			total += value.length;
 			if (total > limitBytes) return fail(failures.payloadTooLarge(limitBytes));
-			fields[name] = value;
+			// A repeated name is a list, as in a form body (Tags=a&Tags=b).
+			const earlier = fields[name];
+			fields[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
 		});
 		parser.on("file", (name, stream, _filename, _encoding, mimeType) => {
 			const chunks: Buffer[] = [];

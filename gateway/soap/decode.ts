@@ -35,7 +35,7 @@ function recordOf(element: XmlElement, shape: RecordShape): Record<string, unkno
 	const out: Record<string, unknown> = {};
 	for (const child of element.children) {
 		const field = fields.get(child.local.toLowerCase());
-		if (field && !(child.local in out)) out[child.local] = valueOf(child, field.shape);
+		if (field && !Object.hasOwn(out, child.local)) out[child.local] = valueOf(child, field.shape);
 	}
 	return out;
 }

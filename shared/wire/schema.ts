@@ -5,6 +5,8 @@ import { parseWireDate } from "./dates";
 /**
  * Joi with the wire's own types. Request schemas and records are written with it, so that one
  * declaration validates input, converts it to Plaza's inner form, and describes the API.
+ * - string():    Joi's, refusing a NUL or an unpaired surrogate (no store keeps them: PostgreSQL
+ *                refuses both), so every text field of every operation refuses them on every surface
  * - guid():      N, D or B form in any case, converted to the N form
  * - timestamp(): "/Date(ms)/" or ISO 8601 (or a JS Date), converted to epoch milliseconds
  * - list(item):  an array; a query-string value "a,b" or "[a,b]" is split into one
@@ -15,7 +17,24 @@ interface WireRoot extends Joi.Root {
 	list<T = unknown>(item: Joi.Schema<T>): Joi.ArraySchema<T>;
 }
 
+/** A NUL, or half of a surrogate pair without its other half: text no store can keep (PostgreSQL refuses both). */
+const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether a text can be kept as it is by every store: no NUL, no lone surrogate. */
+export function isStorableText(text: string): boolean {
+	return !unstorable.test(text);
+}
+
 export const w = Joi.extend(
+	{
+		type: "string",
+		base: Joi.string(),
+		messages: { "string.unstorable": "{{#label}} must not contain a NUL character or an unpaired surrogate" },
+		// Runs after Joi's own string checks and before the rules (max, email…): one error for the field.
+		validate(value: unknown, helpers) {
+			return typeof value === "string" && !isStorableText(value) ? { value, errors: [helpers.error("string.unstorable")] } : undefined;
+		},
+	},
 	{
 		type: "guid",
 		base: Joi.string(),
