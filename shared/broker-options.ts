@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { BrokerOptions, Errors, Middleware } from "moleculer";
 import { PlazaConfig } from "./config";
 import { operationsMiddleware } from "./operations.middleware";
 import { callLogMiddleware } from "./call-log.middleware";
 import { PrometheusText } from "./metrics";
+import { sealedTransit } from "./bus/sealed-transit";
+import { internalCallers } from "./bus/internal-callers";
 
 /** Failures that say a node is in trouble (timeouts, gone, overloaded), not that a request was wrong. */
 const nodeTrouble = (err: unknown) => {
@@ -10,18 +13,25 @@ const nodeTrouble = (err: unknown) => {
 	return !!e && e.name !== "PlazaError" && typeof e.code === "number" && e.code >= 500;
 };
 
+/** A node ID for a process given none: Moleculer's own default names the host, which /metrics and /live would then show. */
+const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex")}`;
+
 /**
  * The broker of a Plaza process: the same in one process or many, save for the transporter.
  * Fault tolerance: call timeouts; retries only where the caller asks (reads, see readCall; writes
  * never re-run); a circuit breaker per endpoint, so calls leave a failing node; a bulkhead per
  * action, so a slow service cannot take every slot; context tracking, so a stopping node first
  * finishes what it accepted. Operations: Prometheus metrics, optional tracing, structured logs.
+ * The bus is a trust boundary: every packet sealed with CLUSTER_SECRET, internal actions only for
+ * the services they serve.
  */
 export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[]): BrokerOptions {
 	const { cluster } = config;
+	if (config.transporter && !cluster.secret) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
+	const bus = config.transporter && cluster.secret ? [sealedTransit(cluster.secret)] : [];
 	return {
 		namespace: "plaza",
-		nodeID: cluster.nodeId,
+		nodeID: cluster.nodeId ?? unnamedNodeId(),
 		transporter: config.transporter as BrokerOptions["transporter"],
 		metadata: { readRetries: cluster.readRetries },
 		logger:
@@ -37,11 +47,12 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
 		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
 		registry: { stopDelay: config.transporter ? 1000 : 0 },
-		// Moleculer takes a reporter instance, though its typings list only names.
-		metrics: { enabled: true, reporter: [new PrometheusText()] } as unknown as BrokerOptions["metrics"],
-		tracing: cluster.tracing ? { enabled: true, exporter: [{ type: "Console" }] } : { enabled: false },
+		// A reporter instance (Moleculer takes one, though its typings list only names); process and OS measures even when NODE_ENV is "test", where Moleculer drops them.
+		metrics: { enabled: true, collectProcessMetrics: true, reporter: [new PrometheusText()] } as unknown as BrokerOptions["metrics"],
+		// Spans name actions, never their params, meta (the caller), or answers (session ids): passwords stay out of traces.
+		tracing: cluster.tracing ? { enabled: true, exporter: [{ type: "Console" }], tags: { action: { params: false, meta: false, response: false }, event: { params: false, meta: false } } } : { enabled: false },
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
-		middlewares: [operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],
+		middlewares: [...bus, internalCallers(), operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],
 	};
 }

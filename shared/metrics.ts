@@ -1,10 +1,18 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 
+/** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
+export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
+
 /**
  * Moleculer's Prometheus reporter without a server of its own: the gateway and the probe server
- * answer GET /metrics with its text, so no process opens a port for metrics alone.
+ * answer GET /metrics with its text, so no process opens a port for metrics alone. Host details
+ * are left out.
  */
 export class PrometheusText extends MetricReporters.Prometheus {
+	constructor(opts: ConstructorParameters<typeof MetricReporters.Prometheus>[0] = {}) {
+		super({ ...opts, excludes: [...hostDetailMetrics, ...[opts?.excludes ?? []].flat()] });
+	}
+
 	override init(registry: MetricRegistry): void {
 		// The base reporter's init (registry, logger, prefix); the Prometheus one would also listen on a port.
 		(MetricReporters.Base.prototype.init as (this: MetricReporters.Base, registry: MetricRegistry) => void).call(this, registry);

@@ -16,7 +16,8 @@ export const operationsMiddleware: Middleware = {
 		const op = operationOf(action.name ?? "");
 		if (!op) return handler;
 		const bind = binderFor(op.request);
-		return function checkedOperation(this: unknown, ctx: Context) {
+		// Async, so that a refusal is a rejected promise: thrown synchronously inside Moleculer's bulkhead, it would keep its slot for good.
+		return async function checkedOperation(this: unknown, ctx: Context) {
 			checkAccess(op, ctx);
 			const params = validateRequest(op.request, bind((ctx.params ?? {}) as Record<string, unknown>));
 			checkActors(op, ctx, params as Record<string, unknown>);

@@ -27,6 +27,15 @@ const deploymentFiles = [
 ];
 /** A PostgreSQL URL to the database at host `postgres`, port 5432; its password is the first group. */
 const postgresUrl = /^postgres:\/\/plaza:([^@]*)@postgres:5432\/plaza$/;
+/** Names of variables that hold secrets. */
+const secretName = /PASSWORD|SECRET|API_KEY/;
+/** A compose value that makes `docker compose` refuse to start without the variable. */
+const required = (name: string) => new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`);
+/** The user and password of a nats.conf's authorization block. */
+const natsAuthorization = (conf: string) => {
+	const block = conf.match(/authorization\s*\{([^}]*)\}/)?.[1] ?? "";
+	return { user: block.match(/\buser:\s*(\S+)/)?.[1], password: block.match(/\bpassword:\s*(\S+)/)?.[1] };
+};
 
 test("no deployment file sets MONGO_URI or runs MongoDB; PostgreSQL is the only separate store", () => {
 	expect(deploymentFiles).toEqual(expect.arrayContaining(["docker-compose.yml", "docker-compose.embedded.yml", "k8s/postgres.yaml"]));
@@ -58,12 +67,39 @@ describe("docker compose files", () => {
 		for (const [, service] of plazaServices) {
 			const env = service.environment as Record<string, string>;
 			expect(Object.keys(env).filter(k => !knownVariables.has(k))).toEqual([]);
-			expect(env.TRANSPORTER).toBe("nats://nats:4222");
+			expect(env.TRANSPORTER).toMatch(/^nats:\/\/plaza:[^@]+@nats:4222$/);
 			expect(String(get(service, "healthcheck", "test", 3))).toContain(`:${env.PROBE_PORT}/ready`);
 		}
 		const gateway = services.gateway.environment as Record<string, string>;
 		expect(services.gateway.ports).toEqual([`${gateway.PORT}:${gateway.PORT}`]);
 		expect(read("deploy/nats.conf")).toMatch(/max_payload: 16MB/);
+	});
+
+	test("NATS wants a user and password, which every service has in TRANSPORTER, beside CLUSTER_SECRET, all required from the environment", () => {
+		expect(services.nats.command).toEqual(["-c", "/etc/nats/nats.conf"]);
+		expect(services.nats.volumes).toEqual(["./deploy/nats.conf:/etc/nats/nats.conf:ro"]);
+		expect(natsAuthorization(read("deploy/nats.conf"))).toEqual({ user: "plaza", password: "$NATS_PASSWORD" });
+		expect(get(services.nats, "environment", "NATS_PASSWORD")).toMatch(required("NATS_PASSWORD"));
+		for (const [, service] of Object.entries(services)) {
+			const env = (service.environment ?? {}) as Record<string, string>;
+			if (!env.TRANSPORTER) continue;
+			const [, password] = env.TRANSPORTER.match(/^nats:\/\/plaza:([^@]+)@nats:4222$/) ?? [];
+			expect(password).toMatch(required("NATS_PASSWORD"));
+			expect(env.CLUSTER_SECRET).toMatch(required("CLUSTER_SECRET"));
+		}
+	});
+
+	test("no secret value ships: every password, key and secret is required from the environment (or optional and empty)", () => {
+		const files = [compose, parse(read("docker-compose.embedded.yml")) as Yaml];
+		const envs = files.flatMap(file => Object.values(file.services as Record<string, Yaml>).map(s => (s.environment ?? {}) as Record<string, string>));
+		for (const env of envs) {
+			for (const [name, value] of Object.entries(env)) {
+				if (secretName.test(name)) expect([name, value]).toEqual([name, expect.stringMatching(/^\$\{[A-Z_]+(:\?[^}]+|:-)\}$/)]);
+				// Credentials inside URLs too (TRANSPORTER, DATABASE_URL).
+				const [, password] = String(value).match(/^\w+:\/\/[^:/@]+:([^@]*)@/) ?? [];
+				if (password !== undefined) expect([name, password]).toEqual([name, expect.stringMatching(/^\$\{[A-Z_]+:\?[^}]+\}$/)]);
+			}
+		}
 	});
 
 	test("every service on PostgreSQL 16 (DATABASE_URL, its user, password and database), started once it is ready", () => {
@@ -128,14 +164,17 @@ describe("Kubernetes manifests", () => {
 		}
 	});
 
-	test("configuration in a ConfigMap and a Secret with the code's variable names; the gateway's Service on its port", () => {
+	/** The keys of plaza-secrets and their values, as config.yaml's `kubectl create secret` documents them (the Secret itself is not shipped). */
+	const documentedSecret = Object.fromEntries([...read("k8s/config.yaml").matchAll(/--from-literal=([A-Z_]+)="([^"]*)"/g)].map(m => [m[1], m[2]]));
+
+	test("configuration in a ConfigMap with the code's variable names, secrets in a Secret not shipped; the gateway's Service on its port", () => {
 		const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
-		const secret = named("Secret", "plaza-secrets")!.stringData as Record<string, string>;
-		// POSTGRES_PASSWORD is the database's own (postgres.yaml), not a variable Plaza reads.
-		expect([...Object.keys(config), ...Object.keys(secret)].filter(k => !knownVariables.has(k) && k !== "POSTGRES_PASSWORD")).toEqual([]);
-		expect(secret.ADMIN_API_KEY).toBeDefined();
-		expect(config.TRANSPORTER).toBe(`nats://nats:${get(named("Service", "nats"), "spec", "ports", 0, "port")}`);
-		expect(String(named("ConfigMap", "nats-config")!.data && (named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"])).toMatch(/max_payload: 16MB/);
+		// NATS_PASSWORD and POSTGRES_PASSWORD are the servers' own (nats.yaml, postgres.yaml), not variables Plaza reads.
+		expect([...Object.keys(config), ...Object.keys(documentedSecret)].filter(k => !knownVariables.has(k) && k !== "POSTGRES_PASSWORD" && k !== "NATS_PASSWORD")).toEqual([]);
+		expect(Object.keys(documentedSecret)).toEqual(expect.arrayContaining(["ADMIN_API_KEY", "CLUSTER_SECRET", "NATS_PASSWORD", "TRANSPORTER", "POSTGRES_PASSWORD", "DATABASE_URL"]));
+		expect(documentedSecret.TRANSPORTER).toBe(`nats://plaza:$NATS_PASSWORD@nats:${get(named("Service", "nats"), "spec", "ports", 0, "port")}`);
+		const natsConf = String((named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"]);
+		expect(natsConf).toMatch(/max_payload: 16MB/);
 
 		const gateway = get(named("Deployment", "plaza-gateway"), "spec", "template", "spec", "containers", 0) as Yaml;
 		const port = (gateway.env as Array<{ name: string; value?: string }>).find(e => e.name === "PORT")?.value;
@@ -144,13 +183,43 @@ describe("Kubernetes manifests", () => {
 		expect(get(named("Service", "plaza"), "spec", "ports", 0, "targetPort")).toBe("http");
 	});
 
+	test("no secret value ships: no Secret object, no secret in a ConfigMap or an env value; every secretKeyRef names a documented key", () => {
+		expect(ofKind("Secret")).toEqual([]);
+		for (const configMap of ofKind("ConfigMap")) {
+			const data = (configMap.data ?? {}) as Record<string, string>;
+			expect(Object.keys(data).filter(k => secretName.test(k) || k === "TRANSPORTER" || k === "DATABASE_URL")).toEqual([]);
+			// No credentials in URLs, nor a password in a config file (only references to the environment).
+			expect(Object.values(data).filter(v => /:\/\/[^:/@\s]+:[^@\s]+@/.test(v) || /password:\s*(?!\$)\S/.test(v))).toEqual([]);
+		}
+		const containers = [...ofKind("Deployment"), ...ofKind("StatefulSet")].flatMap(d => get(d, "spec", "template", "spec", "containers") as Yaml[]);
+		const env = containers.flatMap(c => (c.env ?? []) as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>);
+		expect(env.filter(e => secretName.test(e.name) && e.value !== undefined)).toEqual([]);
+		const refs = env.flatMap(e => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef] : []));
+		expect(refs.length).toBeGreaterThan(0);
+		for (const ref of refs) expect([ref.name, Object.keys(documentedSecret)]).toEqual(["plaza-secrets", expect.arrayContaining([ref.key])]);
+		// A known placeholder in the instructions would be copied as it is.
+		expect(Object.values(documentedSecret).filter(v => !v.includes("$"))).toEqual([]);
+	});
+
+	test("NATS wants its user and password (from the Secret); every Plaza process gets TRANSPORTER with them and CLUSTER_SECRET from the same Secret", () => {
+		expect(natsAuthorization(String((named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"]))).toEqual({ user: "plaza", password: "$NATS_PASSWORD" });
+		const nats = get(named("Deployment", "nats"), "spec", "template", "spec", "containers", 0) as Yaml;
+		expect((nats.env as Array<{ name: string; valueFrom?: unknown }>).find(e => e.name === "NATS_PASSWORD")?.valueFrom).toEqual({ secretKeyRef: { name: "plaza-secrets", key: "NATS_PASSWORD" } });
+		for (const name of domains) {
+			const container = get(named("Deployment", `plaza-${name}`), "spec", "template", "spec", "containers", 0) as Yaml;
+			expect(container.envFrom).toEqual(expect.arrayContaining([{ secretRef: { name: "plaza-secrets" } }]));
+			const names = (container.env as Array<{ name: string }>).map(e => e.name);
+			// Not overridden by a value beside the Secret.
+			expect(names.filter(n => ["TRANSPORTER", "CLUSTER_SECRET", "ADMIN_API_KEY"].includes(n))).toEqual([]);
+		}
+	});
+
 	test("every service reaches the PostgreSQL StatefulSet by DATABASE_URL, whose password is the database's", () => {
 		const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
-		const secret = named("Secret", "plaza-secrets")!.stringData as Record<string, string>;
 		expect(config.DATABASE_URL).toBeUndefined();
-		expect([config.MONGO_URI, secret.MONGO_URI]).toEqual([undefined, undefined]);
-		const [, password] = secret.DATABASE_URL?.match(postgresUrl) ?? [];
-		expect(password).toBe(secret.POSTGRES_PASSWORD);
+		expect([config.MONGO_URI, documentedSecret.MONGO_URI]).toEqual([undefined, undefined]);
+		const [, password] = documentedSecret.DATABASE_URL?.match(postgresUrl) ?? [];
+		expect(password).toBe("$POSTGRES_PASSWORD");
 		for (const name of domains) {
 			const container = get(named("Deployment", `plaza-${name}`), "spec", "template", "spec", "containers", 0) as Yaml;
 			expect(container.envFrom).toEqual(expect.arrayContaining([{ secretRef: { name: "plaza-secrets" } }]));

@@ -1,3 +1,4 @@
+import { connect } from "nats";
 import { adminHeaders as admin, describeCluster, GatewayClient, sleep, TestCluster } from "./support/cluster";
 import { WireRecord } from "./support/plaza";
 import { Outcome, runLoad, statusCounts } from "./support/load";
@@ -116,6 +117,23 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		expect(logLines(node("gateway-1")).find(l => l.requestID === requestID && l.event === "request")).toMatchObject({ path: `/Users/${author.userId}`, status: 200 });
 		expect(logLines(node("users-1")).filter(l => l.requestID === requestID).map(l => l.action)).toEqual(expect.arrayContaining(["users.find", "sessions.resolve"]));
 		expect(logLines(node("graph-1")).filter(l => l.requestID === requestID).map(l => l.action)).toContain("graph.embedFor");
+	});
+
+	test("the bus carries only sealed packets (CLUSTER_SECRET), and the nodes open every one of them", async () => {
+		const nats = cluster.nats;
+		const listener = await connect({ servers: `127.0.0.1:${nats.port}`, user: nats.user, pass: nats.password });
+		const carried: Buffer[] = [];
+		listener.subscribe("MOL-plaza.>", { callback: (_err, msg) => carried.push(Buffer.from(msg.data)) });
+		await listener.flush();
+		const ann = await signUp("sealed");
+		expect((await call("GET", `/Users/${ann.userId}`, undefined, { "X-ss-id": ann.token })).status).toBe(200);
+		await sleep(300);
+		await listener.close();
+		expect(carried.length).toBeGreaterThan(4);
+		// Moleculer's packets are JSON naming their sender; the user's name travels in the registration.
+		expect(carried.filter(data => data.includes('"sender"') || data.includes("sealed"))).toEqual([]);
+		const dropped = [...cluster.nodes.values()].flatMap(n => logLines(n).filter(l => l.event === "bus-packet-dropped"));
+		expect(dropped).toEqual([]);
 	});
 
 	test("/metrics: per-operation counters and latencies at the gateway, per-action ones on every node", async () => {

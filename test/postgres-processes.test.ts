@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { RunningProcess, startMain } from "./support/process";
 import { natsServerBinary, TestNats } from "./support/nats";
 import { onServer, postgresTestsOn, testDatabase } from "./support/postgres";
 import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { defaultConfig } from "../shared/config";
 
 /**
  * Issue 7's claim for the distributed mode: with PostgreSQL as the shared store, the unique
@@ -20,9 +22,10 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		await database.create();
 		nats = await TestNats.start();
 		const transporter = nats.url;
+		const secret = randomBytes(32).toString("hex");
 		// Each process names its connections, to show below that both served.
-		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, SERVICES: "graph", DATABASE_URL: `${database.url}?application_name=graph${i}`, MONGO_URI: "" }));
-		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url } });
+		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, CLUSTER_SECRET: secret, SERVICES: "graph", DATABASE_URL: `${database.url}?application_name=graph${i}`, MONGO_URI: "" }));
+		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url }, cluster: { ...defaultConfig().cluster, secret } });
 		await graphNodes(plaza, 2);
 	}, 30_000);
 
@@ -46,7 +49,7 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 
 	test("20 simultaneous CreateNetworkMember calls over both processes: NumberOfMembers exact", async () => {
 		const owner = await plaza!.signUp();
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread" })).body;
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread", IsOpen: true })).body;
 		const users = await Promise.all(Array.from({ length: 20 }, () => plaza!.signUp()));
 		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
 		expect(replies.map(r => r.status)).toEqual(Array<number>(20).fill(200));

@@ -51,4 +51,17 @@ describe("the embedded server process", () => {
 		second.child.kill("SIGTERM");
 		expect(await second.exited).toBe(0);
 	});
+
+	test.each([
+		["a short admin key", { ADMIN_API_KEY: "change-me" }, /ADMIN_API_KEY must be at least 32 characters/],
+		["a known placeholder as admin key", { ADMIN_API_KEY: "change-me-change-me-change-me-change-me" }, /ADMIN_API_KEY is a placeholder/],
+		["a transporter without a cluster secret", { ADMIN_API_KEY: "", TRANSPORTER: "nats://127.0.0.1:4222" }, /CLUSTER_SECRET must be set when TRANSPORTER is/],
+		["a short cluster secret", { ADMIN_API_KEY: "", TRANSPORTER: "nats://127.0.0.1:4222", CLUSTER_SECRET: "short" }, /CLUSTER_SECRET must be at least 32 characters/],
+	])("refuses to start with %s, saying why, before it opens a port", async (_case, secrets, reason) => {
+		const port = await freePort();
+		const proc = start({ PORT: String(port), DATA_DIR: dataDir, ...secrets });
+		expect(await proc.exited).toBe(1);
+		expect(proc.output()).toMatch(reason);
+		await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+	});
 });

@@ -73,8 +73,9 @@ describe("reservations: invitations that become accounts", () => {
 		const members = Number((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers);
 		// What a process killed between the writes leaves: the account (holding the e-mail address), a membership, a pending claim.
 		const orphan = await plaza.signUp({ UserName: "cut.off", Email: reservation.Email });
-		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId });
-		await plaza.broker.call("venues.join", { venueId, userId: orphan.userId });
+		// As the reservations service calls them (internal actions answer only the services they serve).
+		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId }, { caller: "reservations" });
+		await plaza.broker.call("venues.join", { venueId, userId: orphan.userId }, { caller: "reservations" });
 		const cutOff = (claimedTime: number) =>
 			plaza.db("reservations").run("UPDATE user_reservations SET conversion_state = 'pending', conversion_id = $2, conversion_user_id = $3, claimed_time = $4 WHERE id = $1", [reservation.Id, "cut-off", orphan.userId, claimedTime]);
 

@@ -82,6 +82,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: opens a session for a user that has just proved who they are. */
 			open: {
 				visibility: "public",
+				callers: ["users", "reservations"],
 				async handler(this: SessionsThis, ctx: Context<{ user: Caller; persistent: boolean }, SessionMeta>) {
 					return { SessionId: await this.openSession(ctx, ctx.params.user, ctx.params.persistent) };
 				},
@@ -93,6 +94,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			 */
 			resolve: {
 				visibility: "public",
+				callers: ["gateway"],
 				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<ResolvedSession | null> {
 					const key = sessionKeyOf(ctx.params.token);
 					const session = await this.repo.find(key);
@@ -115,6 +117,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: ends every session of a user (their account is gone). */
 			endAllOf: {
 				visibility: "public",
+				callers: ["users"],
 				async handler(this: SessionsThis, ctx: Context<{ userId: string }>) {
 					const keys = await this.repo.removeAllOf(ctx.params.userId);
 					await this.ended(ctx, keys);

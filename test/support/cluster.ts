@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { ADMIN_KEY, WireRecord } from "./plaza";
 import { freePort, RunningProcess, startMain, waitForHealthy } from "./process";
 import { postgresTestsOn, testDatabase } from "./postgres";
@@ -37,7 +38,8 @@ export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, 
 
 /**
  * Plaza's distributed mode for a test: processes of the built entry point (a few services each),
- * joined over a nats-server of the test's own, sharing one fresh PostgreSQL database; JSON logs.
+ * joined over a nats-server of the test's own (with credentials), sealing the bus with a random
+ * CLUSTER_SECRET, sharing one fresh PostgreSQL database; JSON logs.
  */
 export class TestCluster {
 	readonly nodes = new Map<string, ClusterNode>();
@@ -54,6 +56,7 @@ export class TestCluster {
 		const nats = await TestNats.start();
 		return new TestCluster(database, nats, {
 			TRANSPORTER: nats.url,
+			CLUSTER_SECRET: randomBytes(32).toString("hex"),
 			DATABASE_URL: database.url,
 			MONGO_URI: "",
 			ADMIN_API_KEY: ADMIN_KEY,

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,17 +10,20 @@ export const natsServerBinary = ["/usr/sbin/nats-server", "/usr/bin/nats-server"
 
 /**
  * A nats-server of the test's own, on free ports, stopped by its pid. Uploads travel in one
- * message, so it takes payloads up to 16 MB (NATS's default is 1 MB).
+ * message, so it takes payloads up to 16 MB (NATS's default is 1 MB). As in every shipped
+ * configuration, clients need a user and password (a random one per server).
  */
 export class TestNats {
 	private child?: ChildProcess;
 	private readonly config = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "plaza-nats-")), "nats.conf");
+	readonly user = "plaza";
+	readonly password = randomBytes(16).toString("hex");
 
 	private constructor(
 		readonly port: number,
 		private readonly monitorPort: number,
 	) {
-		fs.writeFileSync(this.config, "max_payload: 16777216\n");
+		fs.writeFileSync(this.config, `max_payload: 16777216\nauthorization {\n  user: ${this.user}\n  password: "${this.password}"\n}\n`);
 	}
 
 	static async start(): Promise<TestNats> {
@@ -29,7 +33,13 @@ export class TestNats {
 		return nats;
 	}
 
+	/** The server's address with its credentials: what TRANSPORTER is set to. */
 	get url(): string {
+		return `nats://${this.user}:${this.password}@127.0.0.1:${this.port}`;
+	}
+
+	/** The server's address without credentials (which it refuses). */
+	get anonymousUrl(): string {
 		return `nats://127.0.0.1:${this.port}`;
 	}
 

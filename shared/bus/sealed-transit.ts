@@ -1,0 +1,60 @@
+import { Logger, Middleware, ServiceBroker } from "moleculer";
+import { DropReason, packetSeal, SealOptions } from "./seal";
+
+/** What Moleculer passes a transporter's send: the packet travels beside its serialized bytes. */
+interface SendMeta {
+	packet?: { type?: string; target?: string | null };
+}
+
+type Send = (topic: string, data: Buffer, meta: SendMeta) => Promise<void>;
+type Receive = (cmd: string, data: Buffer, s?: unknown) => unknown;
+
+/**
+ * Every packet a node puts on the bus sealed (see seal.ts), and every packet it takes off opened,
+ * or dropped with a warning: a process on NATS without CLUSTER_SECRET can neither read a call nor
+ * make one, so ctx.meta.user, ctx.caller and params arrive as a member of the cluster sent them.
+ * Not Moleculer's Transmit.Encryption: it uses one fixed IV (or none) in CBC mode without
+ * authentication, so its packets can be replayed, and altered undetected.
+ * The nodes' clocks must agree within the window (NTP): a packet more than 30 s old, or more than
+ * 5 s ahead, is dropped.
+ */
+export function sealedTransit(secret: string, options: Partial<SealOptions> = {}): Middleware {
+	const seal = packetSeal(secret, options);
+	let broker: ServiceBroker;
+	let warn: (reason: DropReason, cmd: string) => void;
+	// Cast: Moleculer's typings give these hooks the wrapped method's result type, not the wrapper's.
+	return {
+		name: "PlazaSealedTransit",
+		created(created: ServiceBroker) {
+			broker = created;
+			warn = rateLimitedWarning(created.getLogger("bus"));
+		},
+		transporterSend(next: Send): Send {
+			return (topic, data, meta) => next(topic, seal.seal(meta.packet?.type ?? topic, meta.packet?.target ?? undefined, data), meta);
+		},
+		transporterReceive(next: Receive): Receive {
+			return (cmd, data, s) => {
+				const opened = seal.open(cmd, broker.nodeID, data);
+				if (opened.ok) return next(cmd, opened.data, s);
+				warn(opened.reason, cmd);
+				return undefined;
+			};
+		},
+	} as unknown as Middleware;
+}
+
+/** At most one warning per reason every 10 s, counting the drops in between: a flood of forgeries must not flood the log. */
+function rateLimitedWarning(logger: Logger, everyMs = 10_000): (reason: DropReason, cmd: string) => void {
+	const last = new Map<DropReason, { at: number; suppressed: number }>();
+	return (reason, cmd) => {
+		const now = Date.now();
+		const entry = last.get(reason);
+		if (entry && now - entry.at < everyMs) {
+			entry.suppressed += 1;
+			return;
+		}
+		const suppressed = entry?.suppressed ?? 0;
+		last.set(reason, { at: now, suppressed: 0 });
+		logger.warn({ event: "bus-packet-dropped", reason, packet: cmd, droppedSinceLastWarning: suppressed }, `Dropped a ${cmd} packet from the bus: ${reason}${suppressed ? ` (and ${suppressed} more since the last warning)` : ""}`);
+	};
+}
