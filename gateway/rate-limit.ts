@@ -1,46 +1,157 @@
 import { IncomingMessage, ServerResponse } from "node:http";
-import { createHash } from "node:crypto";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { Context, Service } from "moleculer";
 import { failures } from "../shared/errors";
 import { Caller } from "../shared/caller";
 import { PlazaConfig } from "../shared/config";
-import { clientAddress } from "./client-address";
-import { sessionTokenOf } from "./cookies";
+import { AddAttempts, AttemptTotals, windowStart } from "../shared/attempts";
+import { GatewayRequest } from "./request";
 
-const windowSeconds = 60;
+const windowMs = 60_000;
+/** How often counts go to the shared counters: a store write per request would cost more than most requests. */
+const flushEveryMs = 250;
+/** Past this the shared counters are taken for unreachable, and this gateway decides on its own counts. */
+const storeTimeoutMs = 1000;
+const warnEveryMs = 60_000;
+/** The last requests of a budget (a twentieth, at least 5) are counted in the shared counter before they are answered. */
+const nearTheEnd = (limit: number) => Math.max(5, Math.ceil(limit / 20));
+
+/** Whose budget a request spends: the verified caller's (the API key's for the administrator), else the client address's. */
+export function budgetKeyOf(caller: Caller | undefined, address: string | undefined): string {
+	if (caller?.userId) return `req:u:${caller.userId}`;
+	if (caller) return "req:admin";
+	return `req:a:${address ?? "unknown"}`;
+}
 
 /**
- * The per-minute request budget of a client (rate-limiter-flexible): one budget per session or
- * credential, else per client address. Every answer says where the budget stands
- * (X-Rate-Limit-Limit, -Remaining, and -Reset in epoch milliseconds); a spent one is a 429.
+ * The per-minute request budget of a caller, in fixed one-minute windows counted in the counters
+ * every gateway shares (the limits service, in the deployment's store), so that it neither
+ * multiplies with gateways nor resets at a restart. Each request is counted here in memory and the
+ * counts are sent in batches (every 250 ms, one limits.add call answering the totals); a request is
+ * decided on the last shared total plus what this gateway counted since. A caller's first request
+ * of a window on this gateway, and the last few of a budget, wait for their count to reach the shared
+ * counter (batched with others), so that what other gateways or the process before a restart spent is
+ * known before they are answered; a spent budget is refused here without asking the store again.
+ * Every answer says where the budget stands (X-Rate-Limit-Limit, -Remaining, -Reset in epoch
+ * milliseconds); a spent one is a 429.
+ *
+ * Not rate-limiter-flexible any more: its memory limiter opens a window per key at its first point,
+ * which cannot be added to a shared fixed window, and its store limiters write once per request.
  */
 export class RequestBudget {
-	private readonly limiter: RateLimiterMemory;
+	private window = 0;
 
-	constructor(private readonly config: PlazaConfig) {
-		this.limiter = new RateLimiterMemory({ points: config.rateLimitPerMinute, duration: windowSeconds });
-	}
+	/** Each caller's total in the shared counter of this window as last answered (this gateway's sent counts included). */
+	private readonly shared = new Map<string, number>();
 
-	/** Spends one request of the caller's budget; throws 429 when none is left. */
-	async spend(req: IncomingMessage, res: ServerResponse, _caller: Caller | undefined, _address: string | undefined): Promise<void> {
+	/** Counts not sent yet, and counts sent but not answered yet. */
+	private pending = new Map<string, number>();
+
+	private sending = new Map<string, number>();
+
+	/** The gateway's service, from the requests' contexts: the calls to the limits service name it as their caller. */
+	private service?: Service;
+
+	private timer?: NodeJS.Timeout;
+
+	/** The next batch (callers wait for it), and the one under way. */
+	private queued?: Promise<void>;
+
+	private underWay: Promise<void> = Promise.resolve();
+
+	private warnedAt = 0;
+
+	constructor(private readonly config: PlazaConfig) {}
+
+	/** Spends one request of the caller's (else the address's) budget; throws 429 when none is left. */
+	async spend(req: IncomingMessage, res: ServerResponse, caller: Caller | undefined, address: string | undefined): Promise<void> {
+		this.service ??= (req as GatewayRequest).$ctx?.service ?? undefined;
 		const limit = this.config.rateLimitPerMinute;
-		let state: RateLimiterRes;
-		let spent = false;
-		try {
-			state = await this.limiter.consume(this.keyOf(req));
-		} catch (refused) {
-			if (!(refused instanceof RateLimiterRes)) throw refused;
-			state = refused;
-			spent = true;
+		this.turnTo(windowStart(Date.now(), windowMs));
+		const key = budgetKeyOf(caller, address);
+		let used = this.usedBy(key);
+		if (this.shared.has(key) && (used >= limit || limit - used > nearTheEnd(limit))) {
+			if (used < limit) {
+				this.count(key);
+				this.sendSoon();
+			}
+		} else {
+			// A caller new to this gateway in this window, or near the end of its budget: decided on the shared total.
+			this.count(key);
+			await this.sendNow();
+			used = Math.max(0, this.usedBy(key) - 1);
 		}
+		const resetAt = this.window + windowMs;
 		res.setHeader("X-Rate-Limit-Limit", limit);
-		res.setHeader("X-Rate-Limit-Remaining", Math.max(0, state.remainingPoints));
-		res.setHeader("X-Rate-Limit-Reset", Date.now() + state.msBeforeNext);
-		if (spent) throw failures.tooManyRequests(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+		res.setHeader("X-Rate-Limit-Remaining", Math.max(0, limit - used - 1));
+		res.setHeader("X-Rate-Limit-Reset", resetAt);
+		if (used >= limit) throw failures.tooManyRequests(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
 	}
 
-	private keyOf(req: IncomingMessage): string {
-		const credential = req.headers.authorization ?? sessionTokenOf(req);
-		return credential ? `c:${createHash("sha256").update(credential).digest("hex")}` : `a:${clientAddress(req, this.config.trustProxy)}`;
+	private usedBy(key: string): number {
+		return (this.shared.get(key) ?? 0) + (this.pending.get(key) ?? 0) + (this.sending.get(key) ?? 0);
+	}
+
+	private count(key: string): void {
+		this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+	}
+
+	/** A new window: every budget starts again (counts of the last one not sent yet no longer matter). */
+	private turnTo(window: number): void {
+		if (window === this.window) return;
+		this.window = window;
+		this.shared.clear();
+		this.pending.clear();
+		this.sending = new Map();
+	}
+
+	private sendSoon(): void {
+		if (this.timer || this.queued) return;
+		this.timer = setTimeout(() => void this.sendNow(), flushEveryMs);
+		this.timer.unref();
+	}
+
+	/** Sends the counts in the next batch (after the one under way; callers of the same turn share it). */
+	private sendNow(): Promise<void> {
+		this.queued ??= this.underWay
+			.then(() => new Promise(resolve => setImmediate(resolve)))
+			.then(() => {
+				this.queued = undefined;
+				clearTimeout(this.timer);
+				this.timer = undefined;
+				return (this.underWay = this.send());
+			});
+		return this.queued;
+	}
+
+	private async send(): Promise<void> {
+		const service = this.service;
+		if (this.pending.size === 0 || !service) return;
+		const window = this.window;
+		const batch = (this.sending = this.pending);
+		this.pending = new Map();
+		try {
+			const totals = await this.add(service, { window, windowMs, counts: Object.fromEntries(batch) });
+			if (window === this.window) for (const [key, total] of Object.entries(totals)) this.shared.set(key, total);
+		} catch (err) {
+			// The store out of reach: this gateway goes on alone with what it counted.
+			if (window === this.window) for (const [key, n] of batch) this.shared.set(key, (this.shared.get(key) ?? 0) + n);
+			this.warn(service, err);
+		} finally {
+			if (this.sending === batch) this.sending = new Map();
+		}
+	}
+
+	/** limits.add as a call of the gateway's service, as the gateway's own requests are. */
+	private add(service: Service, counts: AddAttempts): Promise<AttemptTotals> {
+		const ctx = Context.create(service.broker);
+		ctx.service = service;
+		ctx.meta = {};
+		return ctx.call<AttemptTotals, AddAttempts>("limits.add", counts, { timeout: storeTimeoutMs });
+	}
+
+	private warn(service: Service, err: unknown): void {
+		if (Date.now() - this.warnedAt < warnEveryMs) return;
+		this.warnedAt = Date.now();
+		service.logger.warn("The shared request counters are out of reach; budgets are counted on this gateway alone meanwhile:", err);
 	}
 }

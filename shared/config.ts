@@ -71,10 +71,17 @@ export interface AuthConfig {
 	/** Idle time after which a session ends (sliding), and the longer one of RememberMe sessions. */
 	sessionTtlSeconds: number;
 	rememberMeTtlSeconds: number;
-	/** Failed sign-ins allowed per account, and per client address, within the window. */
+	/** Failed sign-ins allowed per account from one client address, and per address across accounts, within the window. */
 	maxFailuresPerAccount: number;
 	maxFailuresPerAddress: number;
 	failureWindowSeconds: number;
+	/**
+	 * Failed sign-ins allowed per account from all addresses within its own window: once spent, only
+	 * addresses trusted for the account (a successful sign-in from there, within trustedAddressSeconds) may try.
+	 */
+	accountFailureBudget: number;
+	accountFailureWindowSeconds: number;
+	trustedAddressSeconds: number;
 	/** HTTP Digest (RFC 2617): opt-in, since it keeps a password-equivalent hash per user. */
 	digest: boolean;
 	/** Signs Digest nonces; set it to the same value on every gateway. */
@@ -97,6 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			maxFailuresPerAccount: integer(env.SIGNIN_MAX_FAILURES, 5, "SIGNIN_MAX_FAILURES"),
 			maxFailuresPerAddress: integer(env.SIGNIN_MAX_FAILURES_PER_ADDRESS, 20, "SIGNIN_MAX_FAILURES_PER_ADDRESS"),
 			failureWindowSeconds: integer(env.SIGNIN_FAILURE_WINDOW_SECONDS, 15 * 60, "SIGNIN_FAILURE_WINDOW_SECONDS"),
+			accountFailureBudget: integer(env.SIGNIN_MAX_FAILURES_PER_ACCOUNT, 50, "SIGNIN_MAX_FAILURES_PER_ACCOUNT"),
+			accountFailureWindowSeconds: integer(env.SIGNIN_ACCOUNT_WINDOW_SECONDS, 3600, "SIGNIN_ACCOUNT_WINDOW_SECONDS"),
+			trustedAddressSeconds: integer(env.SIGNIN_TRUSTED_ADDRESS_SECONDS, 30 * 24 * 3600, "SIGNIN_TRUSTED_ADDRESS_SECONDS"),
 			digest: env.DIGEST_AUTH === "true",
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},

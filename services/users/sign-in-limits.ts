@@ -1,36 +1,133 @@
+import { createHash } from "node:crypto";
+import { Context } from "moleculer";
 import { AuthConfig } from "../../shared/config";
-import { FailureWindow } from "../../shared/attempts";
+import { AddAttempts, AttemptTotals, bucketMsOf, retryAfterSeconds, SlidingLimit, WindowCount, windowStart } from "../../shared/attempts";
 import { failures } from "../../shared/errors";
 
-/** Failed sign-ins counted per account and per client address; past the limit, 429 until the window passes. */
+/** A sign-in as the limits see it: the name it was made with, the account behind it if any, and where from. */
+export interface SignInAttempt {
+	login: string;
+	accountId?: string;
+	address?: string;
+}
+
+type Audit = (message: string, details: Record<string, unknown>) => void;
+
+interface AttemptKeys {
+	pair: string;
+	account: string;
+	trusted: string;
+	address?: string;
+}
+
+/**
+ * Failed sign-ins, counted in the counters every users node shares (the limits service), so that
+ * they hold across nodes and restarts; they slow a guesser without locking the owner out:
+ * - per account and address: a few failures, then 429 for that pair only;
+ * - per address across accounts (credential stuffing);
+ * - per account from every address: a larger budget which, once spent, refuses the addresses not
+ *   trusted for the account (one it was signed in to from, recently): the owner still signs in from
+ *   where she did before, a guesser rotating addresses does not.
+ * An attempt is counted before its password is checked (attempts at the same time cannot all pass
+ * a limit), and taken back when it succeeds; a success also clears its pair and trusts its address.
+ */
 export class SignInLimits {
-	private readonly byAccount: FailureWindow;
-	private readonly byAddress: FailureWindow;
+	private readonly pairLimit: SlidingLimit;
+
+	private readonly addressLimit: SlidingLimit;
+
+	private readonly accountLimit: SlidingLimit;
+
+	/** Every failure counter's bucket, and how long its buckets are kept. */
+	private readonly bucketMs: number;
+
+	private readonly keepMs: number;
+
+	private readonly trustMs: number;
+
+	private readonly trustBucketMs: number;
 
 	constructor(
 		config: AuthConfig,
-		private readonly audit: (message: string, details: Record<string, unknown>) => void,
+		private readonly audit: Audit,
 	) {
-		this.byAccount = new FailureWindow(config.maxFailuresPerAccount, config.failureWindowSeconds * 1000);
-		this.byAddress = new FailureWindow(config.maxFailuresPerAddress, config.failureWindowSeconds * 1000);
+		const failureWindowMs = config.failureWindowSeconds * 1000;
+		const accountWindowMs = config.accountFailureWindowSeconds * 1000;
+		this.pairLimit = { max: config.maxFailuresPerAccount, windowMs: failureWindowMs };
+		this.addressLimit = { max: config.maxFailuresPerAddress, windowMs: failureWindowMs };
+		this.accountLimit = { max: config.accountFailureBudget, windowMs: accountWindowMs };
+		this.bucketMs = bucketMsOf(Math.min(failureWindowMs, accountWindowMs));
+		this.keepMs = Math.max(failureWindowMs, accountWindowMs);
+		this.trustMs = config.trustedAddressSeconds * 1000;
+		this.trustBucketMs = bucketMsOf(this.trustMs);
 	}
 
-	/** Throws 429 TooManyRequests (with the seconds to wait) while the account or the address is locked out. */
-	check(account: string, address: string | undefined): void {
-		const wait = Math.max(this.byAccount.retryAfter(account), address ? this.byAddress.retryAfter(address) : 0);
-		if (wait > 0) {
-			this.audit("audit: sign-in refused, too many failed attempts", { account, address, retryAfterSeconds: wait });
-			throw failures.tooManyRequests(wait, "Too many failed sign-in attempts; try again later");
+	/**
+	 * Runs `proves` (the password check) unless a limit refuses the attempt (429 with the seconds to
+	 * wait); whether it proved who the caller is, counted either way.
+	 */
+	async attempt(ctx: Context, attempt: SignInAttempt, proves: () => Promise<boolean>): Promise<boolean> {
+		const keys = keysOf(attempt);
+		const now = Date.now();
+		const window = windowStart(now, this.bucketMs);
+		const seen = await ctx.call<WindowCount[], { keys: string[] }>("limits.windows", { keys: Object.values(keys).filter((k): k is string => !!k) });
+		const trusted = seen.some(w => w.key === keys.trusted);
+		this.refuseIfSpent(attempt, keys, seen, trusted, now);
+		const counts = Object.fromEntries(failureKeys(keys).map(key => [key, 1]));
+		const totals = await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts });
+		// Attempts made at the same time were each counted once: the totals say which of them come past a limit.
+		this.refuseIfSpent(attempt, keys, before(seen, window, this.bucketMs, totals), trusted, now);
+
+		if (!(await proves())) {
+			this.audit("audit: sign-in failed", { account: attempt.login, address: attempt.address });
+			return false;
 		}
+		// The pair's earlier failures are forgotten; this attempt's own count is taken back everywhere.
+		const clearPair = seen.some(w => w.key === keys.pair);
+		const undone = Object.fromEntries(failureKeys(keys).filter(key => !(clearPair && key === keys.pair)).map(key => [key, -1]));
+		const trustWindow = windowStart(now, this.trustBucketMs);
+		const trustedNow = seen.some(w => w.key === keys.trusted && w.window === trustWindow);
+		await Promise.all([
+			clearPair ? ctx.call<number, { keys: string[] }>("limits.clear", { keys: [keys.pair] }) : undefined,
+			ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts: undone }),
+			trustedNow || !attempt.address ? undefined : ctx.call<AttemptTotals, AddAttempts>("limits.add", { window: trustWindow, windowMs: this.trustBucketMs, keepMs: this.trustMs, counts: { [keys.trusted]: 1 } }),
+		]);
+		return true;
 	}
 
-	failed(account: string, address: string | undefined): void {
-		this.byAccount.fail(account);
-		if (address) this.byAddress.fail(address);
-		this.audit("audit: sign-in failed", { account, address });
+	/** 429 when the pair's, the address's, or (from an address not trusted for it) the account's failures are spent. */
+	private refuseIfSpent(attempt: SignInAttempt, keys: AttemptKeys, windows: WindowCount[], trusted: boolean, now: number): void {
+		const of = (key: string | undefined) => windows.filter(w => w.key === key);
+		const waits: Array<[string, number]> = [
+			["account and address", retryAfterSeconds(this.pairLimit, of(keys.pair), now)],
+			["address", keys.address ? retryAfterSeconds(this.addressLimit, of(keys.address), now) : 0],
+			["account, from an address not trusted for it", trusted ? 0 : retryAfterSeconds(this.accountLimit, of(keys.account), now)],
+		];
+		const [limit, wait] = waits.reduce((longest, next) => (next[1] > longest[1] ? next : longest));
+		if (wait === 0) return;
+		this.audit("audit: sign-in refused, too many failed attempts", { account: attempt.login, address: attempt.address, limit, retryAfterSeconds: wait });
+		throw failures.tooManyRequests(wait, "Too many failed sign-in attempts; try again later");
 	}
+}
 
-	succeeded(account: string): void {
-		this.byAccount.forget(account);
-	}
+/** The counters of an attempt: an account is its id, or (when there is none) a hash of the name tried, however long. */
+function keysOf({ login, accountId, address }: SignInAttempt): AttemptKeys {
+	const account = accountId ?? `name:${createHash("sha256").update(login.toLowerCase()).digest("hex")}`;
+	const from = address ?? "unknown";
+	return {
+		pair: `signin:pair:${account}@${from}`,
+		account: `signin:account:${account}`,
+		trusted: `signin:trusted:${account}@${from}`,
+		address: address && `signin:address:${address}`,
+	};
+}
+
+function failureKeys(keys: AttemptKeys): string[] {
+	return [keys.pair, keys.account, ...(keys.address ? [keys.address] : [])];
+}
+
+/** The windows as they stood before this attempt: its own window's count is the new total, less itself. */
+function before(seen: WindowCount[], window: number, windowMs: number, totals: AttemptTotals): WindowCount[] {
+	const others = seen.filter(w => !(w.window === window && w.key in totals));
+	return [...others, ...Object.entries(totals).map(([key, total]) => ({ key, window, windowMs, count: total - 1 }))];
 }

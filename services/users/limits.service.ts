@@ -1,0 +1,69 @@
+import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { PlazaConfig } from "../../shared/config";
+import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { AddAttempts, AttemptTotals, WindowCount } from "../../shared/attempts";
+import { LimitsRepository } from "./limits.repository";
+import { limitsMigrations } from "./limits.schema";
+
+interface LimitsVars extends WithRepository<LimitsRepository> {
+	purgeTimer?: NodeJS.Timeout;
+}
+
+type LimitsThis = Service & LimitsVars;
+
+const purgeEveryMs = 60 * 1000;
+
+/**
+ * The attempt counters of every limit (request budgets, failed sign-ins, trusted addresses), in the
+ * deployment's store so that they hold across gateways, users nodes and restarts: a domain of its
+ * own ("limits": its own SQLite file, its own migrations) beside users. Gateways send their counts
+ * in batches; sign-ins write theirs directly.
+ */
+export function limitsService(config: PlazaConfig): ServiceSchema {
+	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, LimitsVars> = {
+		name: "limits",
+		mixins: [repositoryMixin(config.store, { domain: "limits", migrations: limitsMigrations, create: db => new LimitsRepository(db) })],
+
+		actions: {
+			/** Internal: adds counts to their keys' counters of one window; the new totals. */
+			add: {
+				visibility: "public",
+				callers: ["gateway", "users"],
+				async handler(this: LimitsThis, ctx: Context<AddAttempts>): Promise<AttemptTotals> {
+					const { window, windowMs, keepMs = 0, counts } = ctx.params;
+					return this.repo.add(window, windowMs, window + windowMs + keepMs, counts);
+				},
+			},
+
+			/** Internal: the windows of these keys still kept, oldest first. */
+			windows: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(this: LimitsThis, ctx: Context<{ keys: string[] }>): Promise<WindowCount[]> {
+					return this.repo.windowsOf(ctx.params.keys, Date.now());
+				},
+			},
+
+			/** Internal: forgets these keys' counts. */
+			clear: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(this: LimitsThis, ctx: Context<{ keys: string[] }>): Promise<number> {
+					return this.repo.clear(ctx.params.keys);
+				},
+			},
+		},
+
+		started(this: LimitsThis) {
+			this.purgeTimer = setInterval(() => {
+				this.repo.removeExpired(Date.now()).catch(err => this.logger.warn("Purging expired attempt counters failed:", err));
+			}, purgeEveryMs);
+			this.purgeTimer.unref();
+		},
+
+		stopped(this: LimitsThis) {
+			clearInterval(this.purgeTimer);
+		},
+	};
+	return schema as unknown as ServiceSchema;
+}
