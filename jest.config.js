@@ -1,3 +1,5 @@
+process.env.PASSWORD_HASH_COST ??= "test"; // cheap scrypt for the many test sign-ups (shared/passwords.ts); production uses OWASP cost
+
 /**
  * Tests run TypeScript straight from the source; `npm test` type-checks and builds first. Every
  * suite runs once ("all"; the API suites on the in-memory store); the gateway-level API suites run

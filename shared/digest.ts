@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 
 /** HTTP Digest (RFC 2617, qop "auth"): the realm, the stored hash, and stateless expiring nonces. */
 export const digestRealm = "/auth/digest";
-const nonceLifetimeMs = 5 * 60 * 1000;
+export const nonceLifetimeMs = 5 * 60 * 1000;
 
 const md5 = (text: string) => createHash("md5").update(text).digest("hex");
 
@@ -31,6 +31,15 @@ export function digestMatches(answer: DigestAnswer, ha1: string): boolean {
 	const a = Buffer.from(expected);
 	const b = Buffer.from(answer.response);
 	return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The answer's nonce count (RFC 2617 §3.2.2: 8 hex digits with qop, which must grow with each use of
+ * a nonce), 0 without qop (such a nonce is good once), or undefined when it is malformed.
+ */
+export function nonceCount(answer: DigestAnswer): number | undefined {
+	if (answer.qop === undefined) return 0;
+	return answer.nc && /^[0-9a-f]{8}$/i.test(answer.nc) ? parseInt(answer.nc, 16) : undefined;
 }
 
 /** Makes and checks nonces signed with a secret: no server state, valid for five minutes. */

@@ -1,28 +1,79 @@
 import { randomBytes, scrypt, timingSafeEqual, ScryptOptions } from "node:crypto";
 
-/** scrypt's cost: N = 2^15 with r = 8 takes tens of milliseconds and 32 MiB per hash. */
-const cost = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's parameters: N (CPU and memory), r (block size), p (parallelism). */
+export interface HashCost {
+	N: number;
+	r: number;
+	p: number;
+}
+
+/** OWASP's current minimum for scrypt (Password Storage Cheat Sheet): N = 2^17, r = 8, p = 1, i.e. 128 MiB and about half a second per hash. */
+export const owaspCost: HashCost = { N: 1 << 17, r: 8, p: 1 };
+
+/** For test suites only (PASSWORD_HASH_COST=test): they sign up hundreds of users. Never in production. */
+const testCost: HashCost = { N: 1 << 10, r: 8, p: 1 };
+
+/** The largest parameters a stored hash may name: a hash from elsewhere cannot make us allocate gigabytes. */
+const largest: HashCost = { N: 1 << 20, r: 16, p: 4 };
+
 const keyLength = 32;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+/** The cost new hashes get; read at each hash, so that a test suite can choose it before its first sign-up. */
+export function currentCost(): HashCost {
+	return process.env.PASSWORD_HASH_COST === "test" ? testCost : owaspCost;
+}
+
+/** What scrypt needs in memory for these parameters (OpenSSL: 128·r·(N + p + 2) bytes), with room to spare: Node's default maxmem is 32 MiB. */
+const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 1024 * 1024;
+
+function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer> {
+	const options: ScryptOptions = { ...cost, maxmem: memoryFor(cost) };
 	return new Promise((resolve, reject) => scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** A salted scrypt hash, self-describing: `scrypt$N$r$p$salt$key` (base64). */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: HashCost = currentCost()): Promise<string> {
 	const salt = randomBytes(16);
 	const key = await derive(password, salt, cost);
 	return ["scrypt", cost.N, cost.r, cost.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
-/** Whether the password matches the stored hash, compared in constant time. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-	const [scheme, N, r, p, salt, key] = stored.split("$");
-	if (scheme !== "scrypt" || !salt || !key) return false;
-	const expected = Buffer.from(key, "base64");
-	const actual = await derive(password, Buffer.from(salt, "base64"), { N: Number(N), r: Number(r), p: Number(p), maxmem: cost.maxmem });
-	return actual.length === expected.length && timingSafeEqual(actual, expected);
+interface StoredHash {
+	cost: HashCost;
+	salt: Buffer;
+	key: Buffer;
 }
 
-/** A hash of nothing anyone knows: checked for unknown accounts, so that they take as long as known ones. */
-export const decoyHash = hashPassword(randomBytes(16).toString("hex"));
+/** A stored hash's parts, when it is a scrypt hash with sane parameters. */
+function parse(stored: string): StoredHash | undefined {
+	const [scheme, N, r, p, salt, key] = stored.split("$");
+	const cost = { N: Number(N), r: Number(r), p: Number(p) };
+	if (scheme !== "scrypt" || !salt || !key) return undefined;
+	const sane = (value: number, max: number) => Number.isInteger(value) && value >= 1 && value <= max;
+	if (!sane(cost.N, largest.N) || (cost.N & (cost.N - 1)) !== 0 || cost.N < 2 || !sane(cost.r, largest.r) || !sane(cost.p, largest.p)) return undefined;
+	return { cost, salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") };
+}
+
+/** Whether the password matches the stored hash, compared in constant time. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+	const hash = parse(stored);
+	if (!hash) return false;
+	const actual = await derive(password, hash.salt, hash.cost);
+	return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
+}
+
+/** Whether a stored hash costs less than new hashes do (so sign-in should hash the password again). */
+export function needsRehash(stored: string, cost: HashCost = currentCost()): boolean {
+	const hash = parse(stored);
+	if (!hash) return false;
+	return hash.cost.N < cost.N || hash.cost.r < cost.r || hash.cost.p < cost.p;
+}
+
+let decoys: { cost: string; hash: Promise<string> } | undefined;
+
+/** A hash of nothing anyone knows, at the current cost: checked for unknown accounts, so that they take as long as known ones. */
+export function decoyHash(): Promise<string> {
+	const cost = JSON.stringify(currentCost());
+	if (decoys?.cost !== cost) decoys = { cost, hash: hashPassword(randomBytes(16).toString("hex")) };
+	return decoys.hash;
+}

@@ -177,7 +177,7 @@ describe("registration and sign-in", () => {
 		const stored = JSON.stringify(doc);
 		expect(stored).not.toContain(password);
 		expect(stored).not.toContain(Buffer.from(password).toString("base64"));
-		expect(doc?.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+		expect(doc?.password_hash).toMatch(/^scrypt\$\d+\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
 		expect(doc?.digest_ha1).toBeNull();
 		const other = await plaza.http<AuthBody>("POST", "/register", { UserName: "hashed2", Password: password });
 		expect((await storedUser(plaza, other.body.UserId!))?.password_hash).not.toBe(doc?.password_hash);

@@ -45,7 +45,7 @@ describe("hot caches in one process", () => {
 	test("an account taken back ends its sessions, cached or not", async () => {
 		const user = await plaza.signUp();
 		expect((await user.http("GET", "/auth")).status).toBe(200);
-		await plaza.broker.call("users.removeAccount", { id: user.userId });
+		await plaza.broker.call("users.removeAccount", { id: user.userId }, { caller: "reservations" });
 		expect((await user.http("GET", "/auth")).status).toBe(401);
 		expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE user_id = $1", [user.userId])).toBeUndefined();
 	});
@@ -134,12 +134,12 @@ describe("hot caches in one process", () => {
 		expect((await me.http("DELETE", `/Connections/${connection[0].Id}?OwnerId=${me.userId}`)).status).toBe(200);
 		expect(await feed()).toEqual([]);
 
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle" })).body;
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle", IsOpen: true })).body;
 		const secret = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "members only", IsPrivate: true, RecipientIds: [network.Id] })).body;
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
 		expect((await me.http("POST", `/Networks/${network.Id}/Members`, { UserId: me.userId })).status).toBe(200);
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(200);
-		await plaza.broker.call("graph.leaveNetwork", { networkId: network.Id, userId: me.userId });
+		await plaza.broker.call("graph.leaveNetwork", { networkId: network.Id, userId: me.userId }, { caller: "reservations" });
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
 		expect(await feed()).toEqual([]);
 	});

@@ -108,7 +108,7 @@ describe("networks and members", () => {
 	test("CreateNetwork makes its owner the first member", async () => {
 		const reply = await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Chess Club" });
 		expect(reply.status).toBe(200);
-		expect(reply.body).toEqual({ Id: expect.any(String), Name: "Chess Club", OwnerId: owner.userId, NumberOfMembers: 1 });
+		expect(reply.body).toEqual({ Id: expect.any(String), Name: "Chess Club", OwnerId: owner.userId, NumberOfMembers: 1, IsOpen: false });
 		const members = await owner.http<Records>("GET", `/Networks/${reply.body.Id}/Members`);
 		expect(members.body).toEqual([{ Id: expect.any(String), NetworkId: reply.body.Id, UserId: owner.userId, FirstName: "Olga", LastName: "Member", CreatedTime: expect.stringMatching(/^\/Date\(\d+\+0000\)\/$/) }]);
 		const generic = await owner.http("POST", "/json/reply/FindNetwork", { Id: reply.body.Id });
@@ -117,7 +117,7 @@ describe("networks and members", () => {
 	});
 
 	test("the owner adds anyone, a user adds themselves, a stranger adds nobody else; NumberOfMembers follows", async () => {
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Runners" })).body;
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Runners", IsOpen: true })).body;
 		const byOwner = await owner.http("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId });
 		expect(byOwner.status).toBe(200);
 		expect(byOwner.body).toMatchObject({ NetworkId: network.Id, UserId: joiner.userId, FirstName: "Jo" });
@@ -137,7 +137,7 @@ describe("networks and members", () => {
 	});
 
 	test("20 simultaneous CreateNetworkMember calls: NumberOfMembers exactly right", async () => {
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Crowd" })).body;
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Crowd", IsOpen: true })).body;
 		const users = await Promise.all(Array.from({ length: 20 }, () => plaza.signUp()));
 		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
 		expect(replies.every(r => r.status === 200)).toBe(true);
@@ -186,7 +186,7 @@ describe("embedding costs a constant number of calls", () => {
 		try {
 			const users = await Promise.all(Array.from({ length: 50 }, () => plaza.signUp()));
 			const hub = users[0];
-			const network = (await hub.http("POST", "/Networks", { OwnerId: hub.userId, Name: "Everyone" })).body;
+			const network = (await hub.http("POST", "/Networks", { OwnerId: hub.userId, Name: "Everyone", IsOpen: true })).body;
 			for (const u of users.slice(1)) {
 				await hub.http("POST", "/Connections", { OwnerId: hub.userId, ConnectToId: u.userId });
 				await u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId });

@@ -108,7 +108,7 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 		test("a network starts with its owner as its one member", async () => {
 			const owner = newGuid();
 			const network = await under.repo.networks.create("Chess", owner, 1000);
-			expect(network).toEqual({ Id: expect.any(String), Name: "Chess", OwnerId: owner, NumberOfMembers: 1 });
+			expect(network).toEqual({ Id: expect.any(String), Name: "Chess", OwnerId: owner, NumberOfMembers: 1, IsOpen: false });
 			expect(await under.repo.networks.find(network.Id)).toEqual(network);
 			expect(await under.repo.networks.members(network.Id, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), NetworkId: network.Id, UserId: owner, CreatedTime: 1000 }]);
 			expect(await under.repo.networks.findMany([network.Id, newGuid()])).toEqual([network]);
@@ -249,7 +249,7 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 			expect(await importLegacyOnce(under.engine.db, dir, "graph", under.repo, graphLegacy)).toBe(0);
 			expect(await under.repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true }]);
 			expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false }]);
-			expect(await under.repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2 });
+			expect(await under.repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2, IsOpen: false });
 			expect((await under.repo.networks.networksOf(cat, { Offset: 0, Limit: 10 })).map(n => n.Id)).toEqual([networkId]);
 			expect(await under.repo.subscriptions.of(cat, { Offset: 0, Limit: 10 })).toEqual([{ SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann" }]);
 		} finally {

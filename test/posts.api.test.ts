@@ -126,7 +126,7 @@ describe("private posts exist only for their audience", () => {
 	beforeAll(async () => {
 		plaza = await startPlaza();
 		[author, direct, member, outsider] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp(), plaza.signUp()]);
-		networkId = (await author.http("POST", "/Networks", { OwnerId: author.userId, Name: "Inner circle" })).body.Id;
+		networkId = (await author.http("POST", "/Networks", { OwnerId: author.userId, Name: "Inner circle", IsOpen: true })).body.Id;
 		await member.http("POST", `/Networks/${networkId}/Members`, { UserId: member.userId });
 		const post = await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "For your eyes only", IsPrivate: true, RecipientIds: [direct.userId], Tags: ["secret"] });
 		postId = post.body.Id;
@@ -246,7 +246,7 @@ describe("a user's feed", () => {
 			const [me, friend, star, stranger, networkOwner] = await Promise.all(Array.from({ length: 5 }, () => plaza.signUp()));
 			await me.http("POST", "/Connections", { OwnerId: me.userId, ConnectToId: friend.userId });
 			await me.http("POST", "/Subscriptions", { SubscriberId: me.userId, SubscribedToId: star.userId });
-			const network = (await networkOwner.http("POST", "/Networks", { OwnerId: networkOwner.userId, Name: "Club" })).body.Id;
+			const network = (await networkOwner.http("POST", "/Networks", { OwnerId: networkOwner.userId, Name: "Club", IsOpen: true })).body.Id;
 			await me.http("POST", `/Networks/${network}/Members`, { UserId: me.userId });
 			const post = async (who: Session, fields: Record<string, unknown>) => (await who.http("POST", "/Posts", { AuthorId: who.userId, Content: "x", ...fields })).body.Id;
 			const expected = [
@@ -259,6 +259,7 @@ describe("a user's feed", () => {
 			];
 			await post(stranger, {}); // a stranger's public post
 			await post(friend, { IsPrivate: true }); // a friend's private post for nobody
+			await stranger.http("POST", `/Networks/${network}/Members`, { UserId: stranger.userId }); // a post's context must be the author's
 			await post(stranger, { ContextId: network, IsPrivate: true }); // private, in my network's context but not addressed
 			const feed = await me.http<Records>("GET", `/Users/${me.userId}/Feed`);
 			expect(feed.status).toBe(200);

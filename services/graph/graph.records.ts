@@ -22,4 +22,4 @@ export async function memberRecords(ctx: Context, rows: NetworkMemberRow[]): Pro
 }
 
 /** A Network record (SPEC.md §2.3), without what a query added to it. */
-export const networkRecord = (n: NetworkRow): NetworkRow => ({ Id: n.Id, Name: n.Name, OwnerId: n.OwnerId, NumberOfMembers: Number(n.NumberOfMembers) });
+export const networkRecord = (n: NetworkRow): NetworkRow => ({ Id: n.Id, Name: n.Name, OwnerId: n.OwnerId, NumberOfMembers: Number(n.NumberOfMembers), IsOpen: n.IsOpen });

@@ -35,6 +35,16 @@ export class GraphRepository {
 		return { connections, networks, subscriptions };
 	}
 
+	/** Whether `id` is a network the user is a member of, or a user they are connected to (one statement). */
+	async isMemberOrConnection(userId: string, id: string): Promise<boolean> {
+		const found = await this.db.get(
+			`SELECT 1 AS found FROM network_members WHERE network_id = $2 AND user_id = $1
+			 UNION ALL SELECT 1 FROM connections WHERE owner_id = $1 AND user_id = $2 LIMIT 1`,
+			[userId, id],
+		);
+		return !!found;
+	}
+
 	/** A user's audience in one statement (one round trip); the posts service needs the sets, not an order. */
 	async audienceOf(userId: string): Promise<Audience> {
 		const rows = await this.db.all<{ kind: string; id: string }>(

@@ -22,4 +22,10 @@ export const graphMigrations: Migration[] = [
 			"CREATE INDEX subscriptions_by_subscriber ON subscriptions (subscriber_id, created_time, id)",
 		],
 	},
+	{
+		version: 2,
+		description: "networks are closed unless open",
+		// Networks that exist are closed: only their owners (or admins) add members from now on.
+		statements: () => ["ALTER TABLE networks ADD COLUMN is_open INTEGER NOT NULL DEFAULT 0"],
+	},
 ];

@@ -58,10 +58,10 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				return connectionRecords(ctx, await this.repo.connections.of(ctx.params.UserId, ctx.params));
 			},
 
-			async createNetwork(this: GraphThis, ctx: Context<{ OwnerId: string; Name: string }>) {
-				const { OwnerId, Name } = ctx.params;
+			async createNetwork(this: GraphThis, ctx: Context<{ OwnerId: string; Name: string; IsOpen: boolean }>) {
+				const { OwnerId, Name, IsOpen } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
-				const network = await this.repo.networks.create(Name, OwnerId, Date.now());
+				const network = await this.repo.networks.create(Name, OwnerId, Date.now(), IsOpen);
 				await this.audienceChanged(ctx, [OwnerId]); // the owner is its first member
 				return network;
 			},
@@ -74,8 +74,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const { NetworkId, UserId } = ctx.params;
 				const network = await this.network(NetworkId);
 				const caller = callerOf(ctx);
-				if (!isAdmin(caller) && caller?.userId !== network.OwnerId && caller?.userId !== UserId) {
-					throw failures.forbidden("Only the network's owner adds others; anyone may add themselves");
+				const joinsOpen = network.IsOpen && caller?.userId === UserId;
+				if (!isAdmin(caller) && caller?.userId !== network.OwnerId && !joinsOpen) {
+					throw failures.forbidden(network.IsOpen ? "Only the network's owner adds others; anyone may add themselves" : "The network is closed: only its owner adds members");
 				}
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
@@ -121,6 +122,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			 */
 			embedFor: {
 				visibility: "public",
+				callers: ["users"],
 				async handler(this: GraphThis, ctx: Context<{ userIds: string[] }>) {
 					const { connections, networks, subscriptions } = await this.repo.embedFor(ctx.params.userIds, embeddedLimit);
 					const named = await connectionRecords(ctx, connections);
@@ -136,6 +138,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			/** Internal: whom and what a user follows, for their feed, and the networks whose private posts they may see. */
 			audienceOf: {
 				visibility: "public",
+				callers: ["posts"],
 				async handler(this: GraphThis, ctx: Context<{ userId: string }>) {
 					return this.repo.audienceOf(ctx.params.userId);
 				},
@@ -144,6 +147,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			/** Internal: makes a user a member, as an accepted invitation does; already being one is fine. */
 			joinNetwork: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
 					await this.network(ctx.params.networkId);
 					const joined = !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
@@ -155,6 +159,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			/** Internal: undoes joinNetwork, when what it was done for failed. */
 			leaveNetwork: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
 					const left = await this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
 					await this.audienceChanged(ctx, [ctx.params.userId]);
@@ -162,9 +167,19 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
+			/** Internal: whether a post's ContextId may be `contextId` for its author: a network they are in, or a user they are connected to. */
+			isContextOf: {
+				visibility: "public",
+				callers: ["posts"],
+				async handler(this: GraphThis, ctx: Context<{ userId: string; contextId: string }>) {
+					return this.repo.isMemberOrConnection(ctx.params.userId, ctx.params.contextId);
+				},
+			},
+
 			/** Internal: networks by id, as records. */
 			networksByIds: {
 				visibility: "public",
+				callers: ["posts", "reservations"],
 				async handler(this: GraphThis, ctx: Context<{ ids: string[] }>) {
 					return (await this.repo.networks.findMany(ctx.params.ids)).map(networkRecord);
 				},

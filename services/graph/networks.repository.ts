@@ -8,6 +8,8 @@ export interface NetworkRow {
 	Name: string;
 	OwnerId: string;
 	NumberOfMembers: number;
+	/** Anyone signed in may add themselves to an open network; only the owner (or an admin) adds members to a closed one. */
+	IsOpen: boolean;
 }
 
 export interface NetworkMemberRow {
@@ -22,7 +24,10 @@ export interface MembershipRow extends NetworkRow {
 	MemberId: string;
 }
 
-const networkColumns = (n: string) => `${n}.id AS "Id", ${n}.name AS "Name", ${n}.owner_id AS "OwnerId", ${n}.number_of_members AS "NumberOfMembers"`;
+const networkColumns = (n: string) => `${n}.id AS "Id", ${n}.name AS "Name", ${n}.owner_id AS "OwnerId", ${n}.number_of_members AS "NumberOfMembers", ${n}.is_open AS "IsOpen"`;
+/** Rows carry is_open as 0/1 (both engines): a boolean on the way out. */
+const asNetwork = <T extends NetworkRow>(row: T): T => ({ ...row, IsOpen: Number(row.IsOpen) === 1 });
+
 const memberColumns = "id AS \"Id\", network_id AS \"NetworkId\", user_id AS \"UserId\", created_time AS \"CreatedTime\"";
 
 /** Inserts a membership unless (network, user) exists and counts it in the same transaction: the row, or undefined when it existed. */
@@ -42,28 +47,35 @@ async function enroll(tx: SqlExecutor, member: NetworkMemberRow): Promise<Networ
 export class NetworksRepository {
 	constructor(private readonly db: SqlDatabase) {}
 
-	/** A network and its owner as its first member, in one transaction. */
-	async create(name: string, ownerId: string, now: number): Promise<NetworkRow> {
-		const network: NetworkRow = { Id: newGuid(), Name: name, OwnerId: ownerId, NumberOfMembers: 1 };
+	/** A network (closed unless `isOpen`) and its owner as its first member, in one transaction. */
+	async create(name: string, ownerId: string, now: number, isOpen = false): Promise<NetworkRow> {
+		const network: NetworkRow = { Id: newGuid(), Name: name, OwnerId: ownerId, NumberOfMembers: 1, IsOpen: isOpen };
 		await this.db.transaction(async tx => {
-			await tx.run("INSERT INTO networks (id, name, owner_id, number_of_members, created_time) VALUES ($1, $2, $3, 1, $4)", [network.Id, name, ownerId, now]);
+			await tx.run("INSERT INTO networks (id, name, owner_id, number_of_members, is_open, created_time) VALUES ($1, $2, $3, 1, $4, $5)", [network.Id, name, ownerId, isOpen, now]);
 			await tx.run("INSERT INTO network_members (id, network_id, user_id, created_time) VALUES ($1, $2, $3, $4)", [newGuid(), network.Id, ownerId, now]);
 		});
 		return network;
 	}
 
 	async find(id: string): Promise<NetworkRow | undefined> {
-		return this.db.get<NetworkRow>(`SELECT ${networkColumns("n")} FROM networks n WHERE n.id = $1`, [id]);
+		const row = await this.db.get<NetworkRow>(`SELECT ${networkColumns("n")} FROM networks n WHERE n.id = $1`, [id]);
+		return row && asNetwork(row);
 	}
 
 	async findMany(ids: string[]): Promise<NetworkRow[]> {
 		if (ids.length === 0) return [];
-		return this.db.all<NetworkRow>(`SELECT ${networkColumns("n")} FROM networks n WHERE ${this.db.dialect.anyOf("n.id", "$1")}`, [this.db.dialect.listParam(ids)]);
+		const rows = await this.db.all<NetworkRow>(`SELECT ${networkColumns("n")} FROM networks n WHERE ${this.db.dialect.anyOf("n.id", "$1")}`, [this.db.dialect.listParam(ids)]);
+		return rows.map(asNetwork);
 	}
 
 	/** Makes a user a member unless they are one: the member row, or undefined when it existed; 404 when the network does not. */
 	async addMember(networkId: string, userId: string, now: number, id = newGuid()): Promise<NetworkMemberRow | undefined> {
 		return this.db.transaction(tx => enroll(tx, { Id: id, NetworkId: networkId, UserId: userId, CreatedTime: now }));
+	}
+
+	/** Whether a user is a member of a network. */
+	async isMember(networkId: string, userId: string): Promise<boolean> {
+		return !!(await this.db.get("SELECT 1 AS member FROM network_members WHERE network_id = $1 AND user_id = $2", [networkId, userId]));
 	}
 
 	/** Ends a membership and uncounts it, in one transaction: whether there was one. */
@@ -87,28 +99,36 @@ export class NetworksRepository {
 		if (page.Limit === 0) return [];
 		const anchor = await anchorOf(this.db, page, "SELECT created_time AS time, id FROM network_members WHERE network_id = $1 AND user_id = $2", [userId]);
 		const after = anchor ? `AND ${afterAnchor("m.created_time", "m.id", 4)}` : "";
-		return this.db.all<NetworkRow>(
+		const rows = await this.db.all<NetworkRow>(
 			`SELECT ${networkColumns("n")} FROM network_members m JOIN networks n ON n.id = m.network_id
 			 WHERE m.user_id = $1 ${after} ORDER BY m.created_time, m.id LIMIT $2 OFFSET $3`,
 			[userId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
 		);
+		return rows.map(asNetwork);
 	}
 
 	/** The first `limit` networks each of these users joined (in the order joined, grouped by member), cut in the query. */
 	async firstOf(userIds: string[], limit: number): Promise<MembershipRow[]> {
 		if (userIds.length === 0 || limit === 0) return [];
-		return this.db.all<MembershipRow>(
+		const rows = await this.db.all<MembershipRow>(
 			`SELECT m.user_id AS "MemberId", ${networkColumns("n")} FROM (
 				SELECT user_id, network_id, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY created_time, id) AS rank
 				FROM network_members WHERE ${this.db.dialect.anyOf("user_id", "$1")}
 			) m JOIN networks n ON n.id = m.network_id WHERE m.rank <= $2 ORDER BY m.user_id, m.rank`,
 			[this.db.dialect.listParam(userIds), limit],
 		);
+		return rows.map(asNetwork);
 	}
 
 	/** A network as the former store held it, counting no one: its imported members count themselves. */
-	async importNetwork(network: NetworkRow & { CreatedTime: number }): Promise<void> {
-		await this.db.run("INSERT INTO networks (id, name, owner_id, number_of_members, created_time) VALUES ($1, $2, $3, 0, $4) ON CONFLICT (id) DO NOTHING", [network.Id, network.Name, network.OwnerId, network.CreatedTime]);
+	async importNetwork(network: Omit<NetworkRow, "IsOpen"> & { IsOpen?: boolean; CreatedTime: number }): Promise<void> {
+		await this.db.run("INSERT INTO networks (id, name, owner_id, number_of_members, is_open, created_time) VALUES ($1, $2, $3, 0, $4, $5) ON CONFLICT (id) DO NOTHING", [
+			network.Id,
+			network.Name,
+			network.OwnerId,
+			network.IsOpen ?? false,
+			network.CreatedTime,
+		]);
 	}
 
 	/** A membership as the former store held it; nothing when it is there already or its network is not. */

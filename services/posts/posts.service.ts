@@ -10,6 +10,7 @@ import { audienceOf } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { Viewer, viewerOf } from "./visibility";
 import { Names } from "./post-records";
+import { checkContext } from "./post-context";
 import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { postsMigrations } from "./posts.schema";
@@ -54,6 +55,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 		actions: {
 			async create(this: PostsThis, ctx: Context<CreatePostInput>) {
 				const { RecipientIds = [], Tags = [], ...fields } = ctx.params;
+				await checkContext(ctx, fields.AuthorId, fields.ContextId);
 				const context = fields.ContextId ? [fields.ContextId] : [];
 				// One round of names: the recipients' kinds, and what the record shows of author and context.
 				const names = await Names.of(ctx, [fields.AuthorId, ...context, ...RecipientIds], [...context, ...RecipientIds]);
@@ -163,6 +165,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
 			checkVisible: {
 				visibility: "public",
+				callers: ["media"],
 				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
 					await this.visiblePost(ctx, ctx.params.postId);
 					return true;
@@ -172,6 +175,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: 404 unless the caller may see the post, 403 unless they wrote it (or are an admin). */
 			checkAuthor: {
 				visibility: "public",
+				callers: ["media"],
 				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
 					await this.authoredPost(ctx, ctx.params.postId);
 					return true;
@@ -181,6 +185,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: which of these posts the caller may see. */
 			visibleAmong: {
 				visibility: "public",
+				callers: ["media"],
 				async handler(this: PostsThis, ctx: Context<{ postIds: string[] }>) {
 					return this.repo.visibleAmong(ctx.params.postIds, await viewerOf(ctx));
 				},

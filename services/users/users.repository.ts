@@ -211,12 +211,46 @@ export class UsersRepository {
 		return (await this.db.run("DELETE FROM users WHERE id = $1", [id])) > 0;
 	}
 
-	/** The account whose user name, or else e-mail address, is `login` (any case), with its credentials. */
+	/**
+	 * The account whose user name, or else e-mail address, is `login` (any case), with its credentials.
+	 * A login with "@" is an e-mail address first: user names have none now, and an older one that has
+	 * cannot take over the sign-in of the address's owner.
+	 */
 	async account(login: string): Promise<AccountRow | undefined> {
 		const key = login.toLowerCase();
-		const row =
-			(await this.db.get<AccountRow>(`SELECT ${accountColumns} FROM users WHERE user_name_key = $1`, [key])) ??
-			(await this.db.get<AccountRow>(`SELECT ${accountColumns} FROM users WHERE email_key = $1`, [key]));
+		const byName = () => this.db.get<AccountRow>(`SELECT ${accountColumns} FROM users WHERE user_name_key = $1`, [key]);
+		const byEmail = () => this.db.get<AccountRow>(`SELECT ${accountColumns} FROM users WHERE email_key = $1`, [key]);
+		const row = key.includes("@") ? ((await byEmail()) ?? (await byName())) : ((await byName()) ?? (await byEmail()));
 		return row && toUser(row);
+	}
+
+	/** A user's account with its credentials, by id. */
+	async accountById(id: string): Promise<AccountRow | undefined> {
+		const row = await this.db.get<AccountRow>(`SELECT ${accountColumns} FROM users WHERE id = $1`, [id]);
+		return row && toUser(row);
+	}
+
+	/** Replaces a password hash by the same password's at a higher cost, only if it is still `previous`: whether it did. */
+	async replaceHash(id: string, previous: string, next: string): Promise<boolean> {
+		return (await this.db.run("UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [id, previous, next])) > 0;
+	}
+
+	/** Replaces a user's credentials (a new password, or the same one hashed at a higher cost): whether the user exists. */
+	async setCredentials(id: string, passwordHash: string, digestHa1: string | undefined): Promise<boolean> {
+		return (await this.db.run("UPDATE users SET password_hash = $2, digest_ha1 = $3 WHERE id = $1", [id, passwordHash, digestHa1 ?? null])) > 0;
+	}
+
+	/**
+	 * Records that a Digest nonce was answered with count `nc`: true when `nc` is higher than every count
+	 * it was answered with before (in one statement: of two replays at once, one wins). Nonces older than
+	 * `forgetBefore` cannot be answered any more: their rows go.
+	 */
+	async useDigestNonce(nonce: string, nc: number, now: number, forgetBefore: number): Promise<boolean> {
+		await this.db.run("DELETE FROM digest_nonces WHERE first_used < $1", [forgetBefore]);
+		const counted = await this.db.get(
+			"INSERT INTO digest_nonces (nonce, nc, first_used) VALUES ($1, $2, $3) ON CONFLICT (nonce) DO UPDATE SET nc = excluded.nc WHERE digest_nonces.nc < excluded.nc RETURNING nonce",
+			[nonce, nc, now],
+		);
+		return !!counted;
 	}
 }

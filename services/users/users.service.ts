@@ -5,18 +5,23 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, ResponseScopeMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
-import { hashPassword, verifyPassword, decoyHash } from "../../shared/passwords";
-import { DigestAnswer, digestHa1, digestMatches } from "../../shared/digest";
+import { hashPassword, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost } from "../../shared/passwords";
+import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
 import { invalidate } from "../../shared/cache/invalidation";
+import { onInvalidation } from "../../shared/cache/node-caches";
 import { readCall } from "../../shared/calls";
 import { SignInLimits } from "./sign-in-limits";
 import { AccountRow, UserChanges, UserRow, UsersRepository } from "./users.repository";
 import { usersMigrations } from "./users.schema";
 import { usersLegacy } from "./users.legacy";
+import { VerifiedCredentials } from "./verified-credentials";
 
 /** CreateUser's fields as the catalogue delivers them ("" means none); CreatedTime lets an admin import users. */
 type ProfileInput = UserChanges & { CreatedTime?: number };
+
+/** UpdateUser's fields: the profile, and a new Password (with the CurrentPassword, unless an admin sets it). */
+type ProfileUpdate = UserChanges & { Password?: string; CurrentPassword?: string };
 
 interface RegistrationInput {
 	UserName?: string;
@@ -35,7 +40,9 @@ type AccountInput = RegistrationInput & { Id?: string; DefaultVenueId?: string }
 interface UsersMethods {
 	user(id: string): Promise<UserRow>;
 	withGraph(ctx: Context, users: UserRow[]): Promise<Record<string, unknown>[]>;
-	updateProfile(ctx: Context, id: string, changes: UserChanges): Promise<UserRow>;
+	updateProfile(ctx: Context, id: string, changes: ProfileUpdate): Promise<UserRow>;
+	checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined): Promise<void>;
+	rehash(account: AccountRow, password: string): Promise<void>;
 	createAccount(fields: AccountInput): Promise<UserRow>;
 	checkVenue(ctx: Context, venueId: string): Promise<void>;
 	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>): Promise<Caller>;
@@ -43,6 +50,7 @@ interface UsersMethods {
 
 interface UsersVars extends WithRepository<UsersRepository> {
 	limits: SignInLimits;
+	verified: VerifiedCredentials;
 }
 
 type UsersThis = Service & UsersVars & UsersMethods;
@@ -57,41 +65,55 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			this.limits = new SignInLimits(config.auth, (message, details) => this.logger.warn(message, details));
 		},
 
+		started(this: UsersThis) {
+			this.verified = new VerifiedCredentials();
+			// A user's profile invalidation (any write to them, or their removal) also drops their verified credentials.
+			onInvalidation(this.broker, (cache, userIds) => {
+				if (cache === profileCache.name) this.verified.drop(userIds);
+			});
+			if (currentCost().N < owaspCost.N) this.logger.warn("PASSWORD_HASH_COST=test: passwords are hashed below OWASP's minimum (for test suites only)");
+		},
+
 		actions: {
 			async create(this: UsersThis, ctx: Context<ProfileInput>) {
 				const { CreatedTime = Date.now(), ...fields } = ctx.params;
+				checkUserName(fields.UserName);
 				if (fields.DefaultVenueId) await this.checkVenue(ctx, fields.DefaultVenueId);
 				return this.repo.create({ ...fields, Id: newGuid(), CreatedTime, UpdatedTime: CreatedTime });
 			},
 
 			async find(this: UsersThis, ctx: Context<{ Id: string }>) {
-				return (await this.withGraph(ctx, [await this.user(ctx.params.Id)]))[0];
+				const user = (await this.withGraph(ctx, [await this.user(ctx.params.Id)]))[0];
+				return emailFor(callerOf(ctx), user);
 			},
 
 			async list(this: UsersThis, ctx: Context<Page, CallerMeta & ResponseScopeMeta>) {
 				const caller = callerOf(ctx);
 				const admin = isAdmin(caller);
 				const users = await this.withGraph(ctx, await this.repo.page(ctx.params, { admin, userId: caller?.userId }));
-				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees themselves).
-				const cloaked = !admin && !!caller?.userId && (await this.repo.find(caller.userId))?.Cloaked !== false;
-				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : "members";
-				return users;
+				const me = !admin && caller?.userId ? await this.repo.find(caller.userId) : undefined;
+				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees
+				// themselves) and has no e-mail address (a user's own record carries theirs, so their pages are theirs alone).
+				const cloaked = !admin && me?.Cloaked !== false;
+				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : me?.Email ? `user:${me.Id}` : "members";
+				return users.map(user => emailFor(caller, user));
 			},
 
 			/** Internal: what other services show of users next to their records. */
 			profiles: {
 				visibility: "public",
+				callers: ["graph", "posts", "systems", "venues"],
 				async handler(this: UsersThis, ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
 					return this.repo.profiles(ctx.params.ids);
 				},
 			},
 
-			async update(this: UsersThis, ctx: Context<UserChanges & { Id: string }>) {
+			async update(this: UsersThis, ctx: Context<ProfileUpdate & { Id: string }>) {
 				const { Id, ...changes } = ctx.params;
 				return this.updateProfile(ctx, Id, changes);
 			},
 
-			async updateInternal(this: UsersThis, ctx: Context<UserChanges & { Id: string }>) {
+			async updateInternal(this: UsersThis, ctx: Context<ProfileUpdate & { Id: string }>) {
 				const { Id, ...changes } = ctx.params;
 				return this.updateProfile(ctx, Id, changes);
 			},
@@ -110,6 +132,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			/** Internal: an account made for an accepted invitation (no session: the caller opens one when all is done). */
 			createAccount: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: UsersThis, ctx: Context<AccountInput>) {
 					const user = await this.createAccount(ctx.params);
 					return { UserId: user.Id, UserName: user.UserName ?? user.Email, user: callerFor(user) };
@@ -123,6 +146,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			 */
 			removeAccount: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: UsersThis, ctx: Context<{ id: string }>) {
 					await this.repo.remove(ctx.params.id);
 					await invalidate(ctx, profileCache, [ctx.params.id]);
@@ -131,25 +155,45 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
-			/** Internal: the account behind a user name (or e-mail) and password, or 401; limited per account and address. */
+			/**
+			 * Internal: the account behind a user name (or e-mail) and password, or 401; limited per account and
+			 * address. A pair verified in the last minute is answered without another scrypt (HTTP Basic sends it
+			 * with every request); a hash cheaper than today's cost is replaced at sign-in.
+			 */
 			verifyCredentials: {
 				visibility: "public",
+				callers: ["gateway", "sessions"],
 				async handler(this: UsersThis, ctx: Context<{ UserName: string; Password: string }, SessionMeta>) {
-					const { Password } = ctx.params;
-					return this.signIn(ctx, ctx.params.UserName, async account => {
+					const { UserName, Password } = ctx.params;
+					const known = this.verified.find(UserName, Password, ctx.meta.clientIp);
+					if (known) return known;
+					const mark = this.verified.mark();
+					let outdated: AccountRow | undefined;
+					const caller = await this.signIn(ctx, UserName, async account => {
 						// An unknown account costs a hash too, so that timing tells nobody which accounts exist.
-						const matches = await verifyPassword(Password, account?.PasswordHash ?? (await decoyHash));
+						const matches = await verifyPassword(Password, account?.PasswordHash ?? (await decoyHash()));
+						if (matches && account?.PasswordHash && needsRehash(account.PasswordHash)) outdated = account;
 						return !!account && matches;
 					});
+					if (outdated) await this.rehash(outdated, Password);
+					this.verified.keep(UserName, Password, ctx.meta.clientIp, caller, mark);
+					return caller;
 				},
 			},
 
 			/** Internal: the account behind an HTTP Digest answer (when Digest is on), or 401. */
 			verifyDigest: {
 				visibility: "public",
+				callers: ["gateway"],
 				async handler(this: UsersThis, ctx: Context<DigestAnswer, SessionMeta>) {
 					if (!config.auth.digest) throw failures.unauthorized("Digest authentication is not enabled");
-					return this.signIn(ctx, ctx.params.username, async account => !!account?.DigestHa1 && digestMatches(ctx.params, account.DigestHa1));
+					return this.signIn(ctx, ctx.params.username, async account => {
+						if (!account?.DigestHa1 || !digestMatches(ctx.params, account.DigestHa1)) return false;
+						// A replay: the same nonce with a count not higher than one it was answered with (kept past the nonce's life, for clock skew).
+						const count = nonceCount(ctx.params);
+						const now = Date.now();
+						return count !== undefined && this.repo.useDigestNonce(ctx.params.nonce, count, now, now - 2 * nonceLifetimeMs);
+					});
 				},
 			},
 		},
@@ -168,13 +212,47 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return users.map(user => ({ ...user, ...graph[user.Id] }));
 			},
 
-			async updateProfile(this: UsersThis, ctx: Context, id: string, changes: UserChanges) {
-				if (changes.DefaultVenueId) await this.checkVenue(ctx, changes.DefaultVenueId);
-				const updated = await this.repo.update(id, changes, Date.now());
+			async updateProfile(this: UsersThis, ctx: Context, id: string, changes: ProfileUpdate) {
+				const { Password, CurrentPassword, ...profile } = changes;
+				checkUserName(profile.UserName);
+				if (profile.DefaultVenueId) await this.checkVenue(ctx, profile.DefaultVenueId);
+				if (Password !== undefined) await this.checkCurrentPassword(ctx, id, CurrentPassword);
+				const updated = await this.repo.update(id, profile, Date.now());
 				if (!updated) throw failures.notFound(`User ${id}`);
-				// Names shown on connections, posts and comments, on every node, before the answer.
+				if (Password !== undefined) {
+					const login = updated.UserName ?? updated.Email ?? "";
+					await this.repo.setCredentials(id, await hashPassword(Password), config.auth.digest ? digestHa1(login, Password) : undefined);
+				}
+				// Names shown on connections, posts and comments, and credentials verified moments ago, on every node, before the answer.
 				await invalidate(ctx, profileCache, [id]);
 				return updated;
+			},
+
+			/**
+			 * A user changing their own password proves the current one first (a borrowed session is not enough);
+			 * an admin needs not. The proof is a sign-in attempt, under the same limits: a borrowed session is no
+			 * oracle for guessing the password.
+			 */
+			async checkCurrentPassword(this: UsersThis, ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined) {
+				if (isAdmin(callerOf(ctx))) return;
+				if (!current) throw failures.field("CurrentPassword", "NotEmpty", "CurrentPassword is required to change the password");
+				const account = await this.repo.accountById(id);
+				if (!account) throw failures.notFound(`User ${id}`);
+				try {
+					await this.signIn(ctx, account.UserName ?? account.Email ?? "", async found => found?.Id === id && !!found.PasswordHash && verifyPassword(current, found.PasswordHash));
+				} catch (err) {
+					if ((err as { code?: number }).code !== 401) throw err;
+					throw failures.field("CurrentPassword", "InvalidValue", "CurrentPassword is not the current password");
+				}
+			},
+
+			/** The same password hashed at today's cost, unless the hash changed meanwhile (a new password wins). */
+			async rehash(this: UsersThis, account: AccountRow, password: string) {
+				try {
+					await this.repo.replaceHash(account.Id, account.PasswordHash ?? "", await hashPassword(password));
+				} catch (err) {
+					this.logger.warn(`Re-hashing the password of user ${account.Id} failed; the next sign-in tries again:`, err);
+				}
 			},
 
 			/** A user with credentials; UserName and Email are unique (409 naming the field). */
@@ -182,6 +260,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const { UserName, Email, Password, DisplayName, DefaultVenueId } = fields;
 				const login = UserName || Email;
 				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
+				checkUserName(UserName);
 				const [first, ...rest] = (DisplayName ?? "").split(/\s+/).filter(Boolean);
 				const now = Date.now();
 				return this.repo.create({
@@ -206,20 +285,27 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			async signIn(this: UsersThis, ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>) {
-				const key = login.toLowerCase();
-				const address = ctx.meta.clientIp;
-				this.limits.check(key, address);
 				const account = await this.repo.account(login);
-				if (!(await proves(account)) || !account) {
-					this.limits.failed(key, address);
-					throw failures.unauthorized("Invalid UserName or Password");
-				}
-				this.limits.succeeded(key);
+				const attempt = { login, accountId: account?.Id, address: ctx.meta.clientIp };
+				const proved = await this.limits.attempt(ctx, attempt, async () => (await proves(account)) && !!account);
+				if (!proved || !account) throw failures.unauthorized("Invalid UserName or Password");
 				return callerFor(account);
 			},
 		},
 	};
 	return schema as unknown as ServiceSchema;
+}
+
+/** A user name may not have the form of an e-mail address (PRODUCT.md §3): it would take over that address's sign-in. */
+function checkUserName(userName: string | undefined): void {
+	if (userName?.includes("@")) throw failures.field("UserName", "InvalidValue", "A user name may not contain @");
+}
+
+/** A user's Email is written only to that user and to admins (PRODUCT.md §3). */
+function emailFor(caller: Caller | undefined, user: Record<string, unknown>): Record<string, unknown> {
+	if (isAdmin(caller) || (!!caller?.userId && caller.userId === user.Id) || user.Email === undefined) return user;
+	const { Email: _hidden, ...others } = user;
+	return others;
 }
 
 /** Who a signed-in user is, as every service sees it. */

@@ -61,6 +61,10 @@ export class VenuesRepository {
 		return row && present(row);
 	}
 
+	async isMember(venueId: string, userId: string): Promise<boolean> {
+		return !!(await this.db.get("SELECT 1 AS member FROM venue_members WHERE venue_id = $1 AND user_id = $2", [venueId, userId]));
+	}
+
 	async removeMember(venueId: string, userId: string): Promise<boolean> {
 		return (await this.db.run("DELETE FROM venue_members WHERE venue_id = $1 AND user_id = $2", [venueId, userId])) > 0;
 	}

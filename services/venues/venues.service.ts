@@ -63,14 +63,25 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			/** Internal: venues by id, as records (to check references such as DefaultVenueId). */
 			byIds: {
 				visibility: "public",
+				callers: ["users", "reservations"],
 				async handler(this: VenuesThis, ctx: Context<{ ids: string[] }>) {
 					return this.repo.findMany(ctx.params.ids);
+				},
+			},
+
+			/** Internal: whether a user is a member of a venue (a post's ContextId may name it). */
+			isMember: {
+				visibility: "public",
+				callers: ["posts"],
+				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
+					return this.repo.isMember(ctx.params.venueId, ctx.params.userId);
 				},
 			},
 
 			/** Internal: makes a user a member, as an accepted invitation does; already being one is fine. */
 			join: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
 					await this.venue(ctx.params.venueId);
 					return !!(await this.repo.addMember(ctx.params.venueId, ctx.params.userId, undefined, Date.now()));
@@ -80,6 +91,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			/** Internal: undoes join, when what it was done for failed. */
 			leave: {
 				visibility: "public",
+				callers: ["reservations"],
 				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
 					return this.repo.removeMember(ctx.params.venueId, ctx.params.userId);
 				},

@@ -1,5 +1,5 @@
 import { Operation, route } from "./operation";
-import { text } from "./fields";
+import { newPassword, text, userName } from "./fields";
 import { w } from "../wire/schema";
 import { AuthResponse, RegistrationResponse } from "../records/accounts";
 import { profile } from "./users";
@@ -12,12 +12,12 @@ export const accountsOperations: Operation[] = [
 		aliases: ["Register"],
 		routes: [route("POST /register")],
 		request: w.object({
-			UserName: text(100).pattern(/^[\w.@+-]+$/, "user name"),
+			UserName: userName().allow(""),
 			FirstName: profile.FirstName.optional().allow(""),
 			LastName: profile.LastName.optional().allow(""),
 			DisplayName: text(200),
 			Email: profile.Email,
-			Password: w.string().min(8).max(200).required(),
+			Password: newPassword().required(),
 			AutoLogin: w.boolean(),
 			Continue: text(2000),
 		}),

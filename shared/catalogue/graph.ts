@@ -41,10 +41,10 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "CreateNetwork",
-		summary: "Create a network; its owner becomes its first member",
+		summary: "Create a network; its owner becomes its first member; closed (the owner adds members) unless IsOpen (anyone may join)",
 		action: "graph.createNetwork",
 		routes: [route("POST /Networks")],
-		request: w.object({ OwnerId: w.guid().required(), Name: requiredText(200) }),
+		request: w.object({ OwnerId: w.guid().required(), Name: requiredText(200), IsOpen: w.boolean().default(false) }),
 		response: Network,
 		access: "user",
 		actors: ["OwnerId"],
@@ -61,7 +61,7 @@ export const graphOperations: Operation[] = [
 	},
 	{
 		name: "CreateNetworkMember",
-		summary: "Add a member to a network: its owner adds anyone, a user may add themselves",
+		summary: "Add a member to a network: its owner (or an admin) adds anyone; a user may add themselves to an open network only",
 		action: "graph.addMember",
 		routes: [route("POST /Networks/:NetworkId/Members")],
 		request: w.object({ NetworkId: w.guid().required(), UserId: w.guid().required() }),

@@ -1,5 +1,5 @@
 import { Operation, route } from "./operation";
-import { paging, requiredText, text } from "./fields";
+import { newPassword, paging, requiredText, text, userName } from "./fields";
 import { w } from "../wire/schema";
 import { RegistrationResponse } from "../records/accounts";
 import { Avatar, MediaContent, Picture, ServiceMap, System, UserDevice, UserReservation, WorkItem } from "../records/systems";
@@ -145,8 +145,8 @@ export const systemsOperations: Operation[] = [
 		routes: [route("POST /Reservations/:ReservationId/Convert")],
 		request: w.object({
 			ReservationId: w.guid().required(),
-			UserName: requiredText(100).pattern(/^[\w.@+-]+$/, "user name"),
-			Password: w.string().min(8).max(200).required(),
+			UserName: userName().required(),
+			Password: newPassword().required(),
 		}),
 		response: RegistrationResponse,
 		access: "public",

@@ -1,5 +1,5 @@
 import { Operation, route } from "./operation";
-import { paging, requiredText, text, textList } from "./fields";
+import { newPassword, paging, requiredText, text, textList, userName } from "./fields";
 import { w } from "../wire/schema";
 import { User } from "../records/users";
 
@@ -35,7 +35,7 @@ export const usersOperations: Operation[] = [
 		action: "users.create",
 		routes: [route("POST /Users")],
 		// CreatedTime lets an administrator import users with their original creation time.
-		request: w.object({ ...profile, ...internal, UserName: text(100), CreatedTime: w.timestamp() }),
+		request: w.object({ ...profile, ...internal, UserName: userName().allow(""), CreatedTime: w.timestamp() }),
 		response: User,
 		access: "admin",
 	},
@@ -63,10 +63,10 @@ export const usersOperations: Operation[] = [
 	},
 	{
 		name: "UpdateUser",
-		summary: "Update one's own profile (administrators: anyone's); fields sent empty are cleared",
+		summary: "Update one's own profile (administrators: anyone's); fields sent empty are cleared; a new Password needs the CurrentPassword (administrators: not)",
 		action: "users.update",
 		routes: [route("PUT /Users/:Id")],
-		request: w.object({ Id: w.guid().required(), ...profile }),
+		request: w.object({ Id: w.guid().required(), ...profile, Password: newPassword(), CurrentPassword: w.string().max(200) }),
 		response: User,
 		access: "user",
 		actors: ["Id"],
@@ -76,7 +76,7 @@ export const usersOperations: Operation[] = [
 		summary: "Update a user's information, including internal properties (administrators only)",
 		action: "users.updateInternal",
 		routes: [route("PUT /Internal/Users/:Id")],
-		request: w.object({ Id: w.guid().required(), ...profile, ...internal }),
+		request: w.object({ Id: w.guid().required(), ...profile, ...internal, Password: newPassword() }),
 		response: User,
 		access: "admin",
 	},

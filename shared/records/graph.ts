@@ -17,6 +17,8 @@ export const Network = record("Network", {
 	Name: w.string(),
 	OwnerId: w.guid(),
 	NumberOfMembers: w.number().integer(),
+	// Closed unless created open (PRODUCT.md §3): who may add themselves.
+	IsOpen: w.boolean(),
 });
 
 /** SPEC.md §2.4 */
