@@ -175,6 +175,8 @@ describe("Kubernetes manifests", () => {
 		expect(documentedSecret.TRANSPORTER).toBe(`nats://plaza:$NATS_PASSWORD@nats:${get(named("Service", "nats"), "spec", "ports", 0, "port")}`);
 		const natsConf = String((named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"]);
 		expect(natsConf).toMatch(/max_payload: 16MB/);
+		// No proxy ships in front of the gateway: trusting one would let every client write its own X-Forwarded-For.
+		expect(config.TRUST_PROXY).toBeUndefined();
 
 		const gateway = get(named("Deployment", "plaza-gateway"), "spec", "template", "spec", "containers", 0) as Yaml;
 		const port = (gateway.env as Array<{ name: string; value?: string }>).find(e => e.name === "PORT")?.value;
