@@ -1,13 +1,12 @@
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { AddAttempts, AttemptTotals, WindowCount } from "../../shared/attempts";
 import { LimitsRepository } from "./limits.repository";
 import { limitsMigrations } from "./limits.schema";
 
-interface LimitsVars extends WithRepository<LimitsRepository> {
-	purgeTimer?: NodeJS.Timeout;
-}
+type LimitsVars = WithRepository<LimitsRepository>;
 
 type LimitsThis = Service & LimitsVars;
 
@@ -22,7 +21,7 @@ const purgeEveryMs = 60 * 1000;
 export function limitsService(config: PlazaConfig): ServiceSchema {
 	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, LimitsVars> = {
 		name: "limits",
-		mixins: [repositoryMixin(config.store, { domain: "limits", migrations: limitsMigrations, create: db => new LimitsRepository(db) })],
+		mixins: [repositoryMixin(config.store, { domain: "limits", migrations: limitsMigrations, create: db => new LimitsRepository(db) }), expiryMixin(purgeEveryMs, "attempt counters")],
 
 		actions: {
 			/** Internal: adds counts to their keys' counters of one window; the new totals. */
@@ -52,17 +51,6 @@ export function limitsService(config: PlazaConfig): ServiceSchema {
 					return this.repo.clear(ctx.params.keys);
 				},
 			},
-		},
-
-		started(this: LimitsThis) {
-			this.purgeTimer = setInterval(() => {
-				this.repo.removeExpired(Date.now()).catch(err => this.logger.warn("Purging expired attempt counters failed:", err));
-			}, purgeEveryMs);
-			this.purgeTimer.unref();
-		},
-
-		stopped(this: LimitsThis) {
-			clearInterval(this.purgeTimer);
 		},
 	};
 	return schema as unknown as ServiceSchema;

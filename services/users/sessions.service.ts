@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, callerOf, SessionMeta } from "../../shared/caller";
 import { ResolvedSession, sessionCache, sessionKeyOf } from "../../shared/sessions";
@@ -24,9 +25,7 @@ interface SessionsMethods {
 	ended(ctx: Context, keys: string[]): Promise<void>;
 }
 
-interface SessionsVars extends WithRepository<SessionsRepository> {
-	purgeTimer?: NodeJS.Timeout;
-}
+type SessionsVars = WithRepository<SessionsRepository>;
 
 type SessionsThis = Service & SessionsVars & SessionsMethods;
 
@@ -44,7 +43,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 
 	const schema: ServiceSchema<ServiceSettingSchema, SessionsMethods, SessionsVars> = {
 		name: "sessions",
-		mixins: [repositoryMixin(config.store, { domain: "sessions", migrations: sessionsMigrations, create: db => new SessionsRepository(db), legacy: sessionsLegacy })],
+		mixins: [repositoryMixin(config.store, { domain: "sessions", migrations: sessionsMigrations, create: db => new SessionsRepository(db), legacy: sessionsLegacy }), expiryMixin(purgeEveryMs, "sessions")],
 
 		actions: {
 			async authenticate(this: SessionsThis, ctx: Context<AuthInput, SessionMeta & CallerMeta>) {
@@ -156,17 +155,6 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			async ended(this: SessionsThis, ctx: Context, keys: string[]) {
 				await invalidate(ctx, sessionCache, keys);
 			},
-		},
-
-		started(this: SessionsThis) {
-			this.purgeTimer = setInterval(() => {
-				this.repo.removeExpired(Date.now()).catch(err => this.logger.warn("Purging expired sessions failed:", err));
-			}, purgeEveryMs);
-			this.purgeTimer.unref();
-		},
-
-		stopped(this: SessionsThis) {
-			clearInterval(this.purgeTimer);
 		},
 	};
 	return schema as unknown as ServiceSchema;
