@@ -16,8 +16,11 @@ export class CallCounter {
 		this.counts.clear();
 	}
 
-	/** Calls per action since the last reset, without the gateway's own. */
+	/**
+	 * Calls per action since the last reset, without the gateway's own and the request budget's
+	 * (limits.add: its counts go in batches on a timer, not one call per request).
+	 */
 	snapshot(): Record<string, number> {
-		return Object.fromEntries([...this.counts].filter(([name]) => !name.startsWith("gateway.") && !name.startsWith("$")).sort());
+		return Object.fromEntries([...this.counts].filter(([name]) => !name.startsWith("gateway.") && !name.startsWith("$") && name !== "limits.add").sort());
 	}
 }
