@@ -95,6 +95,28 @@ describe("credentials", () => {
 			expect(wrong.status).toBe(400);
 			expect((await plaza.http("POST", "/auth/credentials", { UserName: victim.userName, Password: victim.password })).status).toBe(200);
 		});
+
+		test("a borrowed session is no oracle for the password: wrong CurrentPasswords meet the sign-in limits", async () => {
+			const victim = await plaza.signUp();
+			const before = (await storedHash(plaza, victim.userId)).hash;
+			const change = (current: string) => victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password", CurrentPassword: current });
+			for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
+			const right = await change(victim.password);
+			expect(right.status).toBe(429);
+			expect(right.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
+			expect((await storedHash(plaza, victim.userId)).hash).toBe(before);
+		});
+
+		test("a changed password ends the user's other sessions; the one that changed it goes on", async () => {
+			const user = await plaza.signUp();
+			const other = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
+			const otherSession = { "X-ss-id": other.body.SessionId };
+			expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(200);
+			const changed = await user.http("PUT", `/Users/${user.userId}`, { FirstName: "Changing", LastName: "Password", Password: "another new password", CurrentPassword: user.password });
+			expect(changed.status).toBe(200);
+			expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(401);
+			expect((await user.http("GET", "/auth")).status).toBe(200);
+		});
 	});
 });
 

@@ -56,8 +56,8 @@ export class SessionsRepository {
 	}
 
 	/** Deletes every session of a user: the keys of those there were. */
-	async removeAllOf(userId: string): Promise<string[]> {
-		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 RETURNING id", [userId])).map(row => row.id);
+	async removeAllOf(userId: string, except?: string): Promise<string[]> {
+		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id", [userId, except ?? ""])).map(row => row.id);
 	}
 
 	/** Deletes the sessions ended by `now`: how many. */

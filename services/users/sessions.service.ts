@@ -113,12 +113,12 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
-			/** Internal: ends every session of a user (their account is gone). */
+			/** Internal: ends every session of a user (their account is gone, or their password changed), but `except` (the one that changed it). */
 			endAllOf: {
 				visibility: "public",
 				callers: ["users"],
-				async handler(this: SessionsThis, ctx: Context<{ userId: string }>) {
-					const keys = await this.repo.removeAllOf(ctx.params.userId);
+				async handler(this: SessionsThis, ctx: Context<{ userId: string; except?: string }>) {
+					const keys = await this.repo.removeAllOf(ctx.params.userId, ctx.params.except);
 					await this.ended(ctx, keys);
 					return keys.length;
 				},

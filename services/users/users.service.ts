@@ -91,12 +91,12 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const caller = callerOf(ctx);
 				const admin = isAdmin(caller);
 				const users = await this.withGraph(ctx, await this.repo.page(ctx.params, { admin, userId: caller?.userId }));
-				const me = !admin && caller?.userId ? await this.repo.find(caller.userId) : undefined;
-				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees
-				// themselves) and has no e-mail address (a user's own record carries theirs, so their pages are theirs alone).
-				const cloaked = !admin && me?.Cloaked !== false;
-				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : me?.Email ? `user:${me.Id}` : "members";
-				return users.map(user => emailFor(caller, user));
+				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees themselves).
+				const cloaked = !admin && !!caller?.userId && (await this.repo.find(caller.userId))?.Cloaked !== false;
+				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : "members";
+				// A list carries e-mail addresses to admins only, the caller's own included (FindUser shows it to them):
+				// so every member gets the very same page, which the gateway keeps once for all of them.
+				return admin ? users : users.map(withoutEmail);
 			},
 
 			/** Internal: what other services show of users next to their records. */
@@ -222,6 +222,10 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				if (Password !== undefined) {
 					const login = updated.UserName ?? updated.Email ?? "";
 					await this.repo.setCredentials(id, await hashPassword(Password), config.auth.digest ? digestHa1(login, Password) : undefined);
+					// Whoever held the old password (or a session opened with it) is out; the session that changed it stays.
+					const caller = callerOf(ctx);
+					const except = caller?.userId === id ? caller.sessionKey : undefined;
+					await ctx.call<number, { userId: string; except?: string }>("sessions.endAllOf", { userId: id, except });
 				}
 				// Names shown on connections, posts and comments, and credentials verified moments ago, on every node, before the answer.
 				await invalidate(ctx, profileCache, [id]);
@@ -303,7 +307,11 @@ function checkUserName(userName: string | undefined): void {
 
 /** A user's Email is written only to that user and to admins (PRODUCT.md §3). */
 function emailFor(caller: Caller | undefined, user: Record<string, unknown>): Record<string, unknown> {
-	if (isAdmin(caller) || (!!caller?.userId && caller.userId === user.Id) || user.Email === undefined) return user;
+	return isAdmin(caller) || (!!caller?.userId && caller.userId === user.Id) ? user : withoutEmail(user);
+}
+
+function withoutEmail(user: Record<string, unknown>): Record<string, unknown> {
+	if (user.Email === undefined) return user;
 	const { Email: _hidden, ...others } = user;
 	return others;
 }
