@@ -6,8 +6,13 @@ import { PageHandler } from "./request";
 /** Which face of an operation a request came by: its REST route, or the generic route. */
 export type Surface = "rest" | "generic";
 
-/** What a matched route runs: an operation of the catalogue (on a surface), or a page of the gateway's own. */
-export type RouteTarget = { kind: "operation"; surface: Surface; operation: (params: Record<string, string | undefined>) => Operation | undefined } | { kind: "page"; page: PageHandler };
+/**
+ * What a matched route runs: an operation of the catalogue (on a surface; `oneWay` when it answers
+ * 204 with no body, as /json/oneway does), or a page of the gateway's own.
+ */
+export type RouteTarget =
+	| { kind: "operation"; surface: Surface; oneWay?: boolean; operation: (params: Record<string, string | undefined>) => Operation | undefined }
+	| { kind: "page"; page: PageHandler };
 
 /** A route found for a request: what it runs and the fields its path held. */
 export interface FoundRoute {
@@ -18,7 +23,16 @@ export interface FoundRoute {
 /** The generic route's prefixes: ServiceStack's and the one newer clients call. */
 const genericPrefixes = ["/json/reply", "/api"];
 
+/** ServiceStack's one-way route: the operation runs, the answer is 204 with no body. */
+const oneWayPrefix = "/json/oneway";
+
+/** `/json/reply/FindPost[]`: ServiceStack's auto-batched requests, an array of FindPost requests in one body. */
+const batchSuffix = "[]";
+
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** The verbs the generic route answers to: all of them, as ServiceStack's does. */
+const verbs: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -28,18 +42,19 @@ const malformedMarker = "malformed-escape-";
 /**
  * The gateway's routing table, made from the catalogue (find-my-way: a radix tree, so a lookup costs
  * the path's length, not the number of routes): every operation's REST routes; the generic route
- * (`GET`/`POST /json/reply/{Operation}`, alias `/api/{Operation}`) with a case-insensitive operation
- * name; and the gateway's own pages. Paths match case-insensitively with or without a trailing
- * slash, as ServiceStack's do; HEAD answers wherever GET does. A path with a malformed %-escape is a
- * 400, not a missing route.
+ * (`/json/reply/{Operation}`, alias `/api/{Operation}`, and `/json/oneway/{Operation}`, by every verb)
+ * with a case-insensitive operation name, `{Operation}[]` for a batch; and the gateway's own pages.
+ * Paths match case-insensitively with or without a trailing slash, as ServiceStack's do; HEAD
+ * answers wherever GET does. A path with a malformed %-escape is a 400, not a missing route.
  */
 export class Routes {
 	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });
 
 	constructor(pages: Record<string, PageHandler>) {
 		for (const op of catalogue) for (const r of op.routes) this.add(r.method as Method, r.path, { kind: "operation", surface: "rest", operation: () => op });
-		const generic: RouteTarget = { kind: "operation", surface: "generic", operation: params => operationNamed(params.operation ?? "") };
-		for (const prefix of genericPrefixes) for (const method of ["GET", "POST"] as const) this.add(method, `${prefix}/:operation`, generic);
+		const operation = (params: Record<string, string | undefined>) => operationNamed(unbatched(params.operation ?? ""));
+		for (const prefix of genericPrefixes) for (const verb of verbs) this.add(verb, `${prefix}/:operation`, { kind: "operation", surface: "generic", operation });
+		for (const verb of verbs) this.add(verb, `${oneWayPrefix}/:operation`, { kind: "operation", surface: "generic", oneWay: true, operation });
 		for (const [key, page] of Object.entries(pages)) {
 			const [method, path] = key.split(" ");
 			this.add(method as Method, path, { kind: "page", page });
@@ -87,6 +102,16 @@ export class Routes {
 	private add(method: Method, path: string, target: RouteTarget): void {
 		this.router.on(method === "GET" ? ["GET", "HEAD"] : method, path, noop, target);
 	}
+}
+
+/** Whether a found route is an auto-batched call of the generic route (`/json/reply/FindPost[]`). */
+export function isBatch(found: FoundRoute): boolean {
+	return found.target.kind === "operation" && found.target.surface === "generic" && (found.params.operation ?? "").endsWith(batchSuffix);
+}
+
+/** The operation's name without the batch suffix. */
+function unbatched(name: string): string {
+	return name.endsWith(batchSuffix) ? name.slice(0, -batchSuffix.length) : name;
 }
 
 function decodes(segment: string): boolean {
