@@ -1,6 +1,10 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import bodyParser from "body-parser";
 import { failures, PlazaError } from "../shared/errors";
+import { isSoapCall } from "./soap/handler";
+import { readBody as readRawBody } from "./soap/read-body";
+import { isXmlType } from "./xml/media-types";
+import { xmlRequestFields } from "./xml/request";
 
 type Parser = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
@@ -20,12 +24,19 @@ function parsersFor(limitBytes: number): Parser[] {
 }
 
 /**
- * Reads a JSON or form body into `req.body` (body-parser: limits, charsets, its own 400/413/415
- * errors, which describeFailure knows). Other bodies (multipart, SOAP's XML) are left unread for
- * their own readers; a request without a body costs nothing here.
+ * Reads a JSON, form or XML body into `req.body` (body-parser: limits, charsets, its own 400/413/415
+ * errors, which describeFailure knows; XML: the request DTO's fields, see gateway/xml/request.ts).
+ * Other bodies (multipart, SOAP's envelope) are left unread for their own readers; a request without
+ * a body costs nothing here.
  */
 export async function readBody(req: IncomingMessage & { body?: unknown }, res: ServerResponse, limitBytes: number): Promise<void> {
 	if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return;
+	if (isXmlType(req.headers["content-type"]) && !isSoapCall(req)) {
+		const bytes = await readRawBody(req, limitBytes);
+		// An empty body holds no fields, as an empty JSON body does.
+		if (bytes.length) req.body = xmlRequestFields(bytes);
+		return;
+	}
 	for (const parse of parsersFor(limitBytes)) {
 		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? err) : resolve())));
 		if (req.body !== undefined) return;

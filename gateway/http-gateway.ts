@@ -6,7 +6,8 @@ import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
 import { Caller, callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
-import { FoundRoute, Routes, Surface } from "./routes";
+import { FoundRoute, isBatch, Routes, Surface } from "./routes";
+import { performBatch } from "./batch";
 import { gatewayPages } from "./pages";
 import { readBody } from "./body";
 import { RequestBudget } from "./rate-limit";
@@ -14,7 +15,8 @@ import { readMultipart } from "./multipart";
 import { FileRecord, sendFile } from "./download";
 import { performOperation, recordPerformed } from "./perform";
 import { negotiateFormat } from "./format";
-import { sendJson, sendJsonText, wireJson } from "./respond";
+import { sendFailure, sendJsonText, sendXml, wireJson } from "./respond";
+import { answerXml } from "./xml/write";
 import { ResponseCache } from "./response-cache";
 import { describeFailure } from "./errors";
 import { Identifier } from "./identify";
@@ -55,9 +57,6 @@ export class HttpGateway {
 
 	private readonly open = new Set<ServerResponse>();
 
-	/** In the JSON (production) log format every request is an info line; in the short one, debug. */
-	private readonly accessLogLevel: "info" | "debug";
-
 	private readonly broker: ServiceBroker;
 
 	private readonly logger: Logger;
@@ -74,7 +73,6 @@ export class HttpGateway {
 		this.budget = new RequestBudget(config);
 		this.responses = new ResponseCache(this.broker);
 		this.cors = corsFor(config);
-		this.accessLogLevel = config.logFormat === "json" ? "info" : "debug";
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
 	}
 
@@ -127,6 +125,8 @@ export class HttpGateway {
 			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
 			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
 			if (found.target.kind === "page") found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
+			else if (isBatch(found)) await this.dispatchBatch(op, found.target.oneWay === true, req, res);
+			else if (found.target.oneWay) await this.dispatchOneWay(op, req, res);
 			else await this.dispatch(op, found.target.surface, req, res);
 		} catch (err) {
 			this.writeFailure(req, res, err);
@@ -154,13 +154,58 @@ export class HttpGateway {
 		res.end();
 	}
 
-	private async dispatch(op: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
-		if (!op) throw failures.notFound(`The operation ${String(req.$params.operation)}`);
+	/** The operation a single call runs, refused when the route named none or the request may not run it, and the call's fields. */
+	private async callOf(found: Operation | undefined, req: GatewayRequest): Promise<{ op: Operation; params: Record<string, unknown> }> {
+		const op = operationOrNotFound(found, req);
 		if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 		refuseCrossSiteWrite(op, req, this.config);
 		const { operation: _ignored, ...params } = req.$params;
 		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
-		const kept = op.cacheResponse ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
+		return { op, params };
+	}
+
+	/**
+	 * ServiceStack's one-way call (`/json/oneway/{Operation}`): the operation runs to its end, so that
+	 * its refusals (validation, access, cross-site) still answer as they do elsewhere, and success is a
+	 * 204 with no body. Plaza has no message queue to leave it in; a call cut loose from its request
+	 * would lose its failures and outlive a stopping gateway's drain.
+	 */
+	private async dispatchOneWay(found: Operation | undefined, req: GatewayRequest, res: ServerResponse): Promise<void> {
+		const { op, params } = await this.callOf(found, req);
+		await performOperation(req.$ctx, req, op, "generic", params);
+		this.answerNoContent(req, res);
+	}
+
+	/** Auto-batched requests (`/json/reply/{Operation}[]`): an array of answers, or with /json/oneway a 204 (see performBatch). */
+	private async dispatchBatch(found: Operation | undefined, oneWay: boolean, req: GatewayRequest, res: ServerResponse): Promise<void> {
+		const op = operationOrNotFound(found, req);
+		// The cross-site rule depends only on the operation and the request, so one check holds for every request of the batch.
+		refuseCrossSiteWrite(op, req, this.config);
+		const meta = req.$ctx.meta as RequestMeta & { user?: Caller | null };
+		const answers = await performBatch(op, req, res, () => this.budget.spend(req, res, meta.user ?? undefined, meta.clientIp));
+		if (oneWay) return this.answerNoContent(req, res);
+		this.setSessionCookies(req, res);
+		sendJsonText(req, res, 200, wireJson(answers));
+	}
+
+	/** A one-way call's answer: 204, no body (a sign-in's session cookies still go with it). */
+	private answerNoContent(req: GatewayRequest, res: ServerResponse): void {
+		this.setSessionCookies(req, res);
+		res.statusCode = 204;
+		res.end();
+		recordPerformed(req.$ctx, req, 204);
+	}
+
+	/** The cookies of a session the call started (a sign-in). */
+	private setSessionCookies(req: GatewayRequest, res: ServerResponse): void {
+		const session = (req.$ctx.meta as SessionMeta).session;
+		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
+	}
+
+	private async dispatch(found: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
+		const { op, params } = await this.callOf(found, req);
+		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
+		const kept = op.cacheResponse && req.$format !== "xml" ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {
 			// Only a caller whose own call of this operation was answered (so was allowed) since the last change gets here.
 			req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };
@@ -171,6 +216,7 @@ export class HttpGateway {
 		const session = (req.$ctx.meta as SessionMeta).session;
 		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
 		if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
+		else if (req.$format === "xml") sendXml(res, 200, answerXml(op, result));
 		else {
 			const json = wireJson(writerFor(op.response)(result));
 			const { responseScope: scope, responseRecords: records } = req.$ctx.meta as ResponseScopeMeta;
@@ -188,9 +234,11 @@ export class HttpGateway {
 		const started = process.hrtime.bigint();
 		res.once("finish", () => {
 			const path = (req.$rawUrl ?? req.url ?? "").split("?")[0];
-			this.logger[this.accessLogLevel](
-				{ event: "request", method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name },
-				`${req.method} ${path} ${res.statusCode}`,
+			const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+			// Info in every format: the default log shows each request (the short line appends requestID=…).
+			this.logger.info(
+				{ event: "request", method: req.method, path, status: res.statusCode, ms, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name },
+				`${req.method} ${path} ${res.statusCode} ${ms} ms`,
 			);
 		});
 	}
@@ -200,12 +248,20 @@ export class HttpGateway {
 		const failure = describeFailure(err, this.config.development);
 		recordPerformed((req as GatewayRequest).$ctx, req, failure.status);
 		// The path only: a query string may carry credentials.
-		if (failure.internal) this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed:`, err);
+		if (failure.internal) {
+			const { $ctx: ctx, $rawUrl: url } = req as Partial<GatewayRequest>;
+			const path = (url ?? req.url ?? "").split("?")[0];
+			const caller = ctx && callerOf(ctx);
+			this.logger.error(
+				{ event: "request-failed", method: req.method, path, status: failure.status, requestID: ctx?.requestID, caller: caller ? (caller.userId ?? "admin") : null, error: err },
+				`${req.method} ${path} failed with ${failure.status}`,
+			);
+		}
 		if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
 		const challenge = failure.status === 401 && this.identifier.challenge();
 		if (challenge) res.setHeader("WWW-Authenticate", challenge);
 		if (isSoapCall(req)) void sendSoapFailure(this.config, req as SoapRequest, res, failure);
-		else sendJson(req as GatewayRequest, res, failure.status, { ResponseStatus: failure.responseStatus });
+		else sendFailure(req as GatewayRequest, res, failure.status, failure.responseStatus);
 	}
 }
 
@@ -214,6 +270,12 @@ function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record
 	const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 	// A null prototype: a body's own "__proto__" key stays a field and never becomes the object's prototype.
 	return Object.assign(Object.create(null) as Record<string, unknown>, body, query ? qs.parse(query) : {}, found.params);
+}
+
+/** The operation the generic route named, else 404. */
+function operationOrNotFound(op: Operation | undefined, req: GatewayRequest): Operation {
+	if (!op) throw failures.notFound(`The operation ${String(req.$params.operation)}`);
+	return op;
 }
 
 function noSuchRoute(): Error {

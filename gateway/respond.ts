@@ -1,10 +1,18 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { escapeWireDates } from "../shared/wire/dates";
+import { ResponseStatus } from "./errors";
+import { failureXml } from "./xml/write";
+import { xmlContentType } from "./xml/media-types";
+
+/** The formats Plaza answers in (PRODUCT.md §1): the wire's JSON, and XML as ServiceStack writes it. */
+export type ResponseFormat = "json" | "xml";
 
 /** What the gateway learned about the wanted response format before routing. */
 export interface FormatRequest extends IncomingMessage {
 	/** JSONP function name from ?callback=, already checked. */
 	$jsonp?: string;
+	/** The format to answer an operation or a failure in; JSON when unset. */
+	$format?: ResponseFormat;
 }
 
 /** A body as the wire's JSON text (PRODUCT.md §1): escaped "\/Date()\/" timestamps. */
@@ -30,4 +38,18 @@ export function sendJsonText(req: FormatRequest, res: ServerResponse, status: nu
 		res.setHeader("Content-Type", "application/json; charset=utf-8");
 		res.end(json);
 	}
+}
+
+/** Sends an XML document (see gateway/xml/write.ts). */
+export function sendXml(res: ServerResponse, status: number, xml: string): void {
+	if (res.headersSent) return;
+	res.statusCode = status;
+	res.setHeader("Content-Type", xmlContentType);
+	res.end(xml);
+}
+
+/** Sends a failure in the format asked for: ServiceStack's ErrorResponse in XML, else `{ ResponseStatus }` in the wire's JSON. */
+export function sendFailure(req: FormatRequest, res: ServerResponse, status: number, responseStatus: ResponseStatus): void {
+	if (req.$format === "xml") sendXml(res, status, failureXml(responseStatus));
+	else sendJson(req, res, status, { ResponseStatus: responseStatus });
 }

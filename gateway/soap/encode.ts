@@ -28,7 +28,8 @@ export function writeRecord(out: string[], type: RecordShape, value: Record<stri
 	for (const field of members(type)) writeElement(out, field.name, field.shape, value[field.name]);
 }
 
-function writeElement(out: string[], name: string, shape: Shape, value: unknown): void {
+/** One member (or a document's root, see gateway/xml/write.ts): nothing for null, except an empty list. */
+export function writeElement(out: string[], name: string, shape: Shape, value: unknown): void {
 	if (value === null || value === undefined) {
 		if (shape.kind === "list") out.push(`<${name} />`);
 		return;

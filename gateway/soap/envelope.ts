@@ -1,11 +1,7 @@
 import { failures, PlazaError } from "../../shared/errors";
 import { ns } from "./namespaces";
-import { parseXml, XmlElement } from "./xml-tree";
-
-/** Enough for any request of the catalogue, small enough that a hostile document costs little. */
-const limits = { maxDepth: 32, maxElements: 10_000 };
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+import { XmlElement } from "./xml-tree";
+import { parseXmlDocument } from "../xml/document";
 
 /**
  * The element inside the Body of a SOAP 1.1 envelope: the request. Anything else (not UTF-8, not
@@ -13,13 +9,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * us to understand) is refused.
  */
 export function requestElement(bytes: Buffer): XmlElement {
-	let text: string;
-	try {
-		text = utf8.decode(bytes);
-	} catch {
-		throw failures.invalidBody("The envelope is not UTF-8");
-	}
-	const root = parseXml(text, limits);
+	const root = parseXmlDocument(bytes, "The envelope");
 	if (root.local === "Envelope" && root.uri === ns.envelope12) throw fault("VersionMismatch", "This is a SOAP 1.1 endpoint: send a SOAP 1.1 envelope");
 	if (root.local !== "Envelope" || root.uri !== ns.envelope) throw failures.invalidBody(`The root element must be the SOAP 1.1 Envelope (${ns.envelope})`);
 
