@@ -9,10 +9,17 @@ import { sendJson } from "./respond";
 import { PageHandler } from "./request";
 import { soapAliases } from "./soap/routes";
 import { descriptionAliases } from "./description/routes";
+import { nativeTypesAliases } from "./native-types/routes";
 
-/** The gateway's own routes beside the catalogue's: health, readiness, the listing, metrics, SOAP, the description. */
+/** The gateway's own routes beside the catalogue's: the front door, health, readiness, the listing, metrics, SOAP, the description. */
 export function gatewayPages(config: PlazaConfig, broker: ServiceBroker): Record<string, PageHandler> {
 	return {
+		// Someone who opens Plaza's address in a browser lands on the API page (which links the metadata pages).
+		"GET /"(_req, res) {
+			res.statusCode = 302;
+			res.setHeader("Location", "/swagger-ui/");
+			res.end();
+		},
 		"GET /health"(req, res) {
 			sendJson(req, res, 200, { Status: "Up" });
 		},
@@ -32,5 +39,6 @@ export function gatewayPages(config: PlazaConfig, broker: ServiceBroker): Record
 		},
 		...soapAliases(config),
 		...descriptionAliases(),
+		...nativeTypesAliases(config),
 	};
 }

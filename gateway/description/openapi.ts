@@ -23,22 +23,24 @@ const security: Record<Access, Json[]> = { public: [{}, ...anyCaller], user: any
 export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 	const schemas: Json = {};
 	const paths: Record<string, Json> = {};
-	const tags = new Set<string>();
+	const tags = new Map<string, string[]>();
 	const addRecords = (shape: Shape) => {
 		for (const r of recordsWithin(shape).values()) schemas[r.name] ??= recordSchema(r);
 	};
 	addRecords(shapeOf(ResponseStatus, "ResponseStatus"));
 	schemas.ErrorResponse = { type: "object", properties: { ResponseStatus: ref("ResponseStatus") }, description: "The body of every failure (PRODUCT.md §2)" };
 
+	const templates = new PathTemplates();
 	for (const op of ops) {
 		const request = requestShape(op);
 		schemas[op.name] = recordSchema(request);
 		addRecords(request);
 		addRecords(shapeOf(op.response, `${op.name}Response`));
 		endpointsOf(op).forEach((e, i) => {
-			tags.add(e.resource);
-			paths[e.path] ??= {};
-			paths[e.path][e.method.toLowerCase()] = operation(e, i === 0 ? op.name : `${op.name}_${i + 1}`);
+			tags.set(e.resource, [...(tags.get(e.resource) ?? []), op.name]);
+			const template = templates.of(e);
+			paths[template.path] ??= {};
+			paths[template.path][e.method.toLowerCase()] = operation(e, template.names, i === 0 ? op.name : `${op.name}_${i + 1}`);
 		});
 	}
 
@@ -51,27 +53,65 @@ export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 				"A social-networking web service with ServiceStack's interface.",
 				"Every operation is also reachable as `POST /json/reply/{Operation}` (alias `/api/{Operation}`) with all its fields in a JSON body, and by SOAP 1.1 at `/soap11` (WSDL: `GET /soap11?wsdl`).",
 				"Failures carry `{\"ResponseStatus\": {\"ErrorCode\", \"Message\", \"Errors\": [...]}}`.",
+				"Every operation's fields, routes and example requests in JSON, XML and SOAP 1.1 are also on [the metadata pages](/metadata).",
 			].join("\n\n"),
 		},
 		servers: [{ url: "/" }],
-		tags: [...tags].map(name => ({ name })),
+		tags: [...tags].map(([name, names]) => ({ name, description: `Operations under /${name}: ${[...new Set(names)].join(", ")}` })),
 		paths,
 		components: {
-			schemas,
+			schemas: usedOnly(schemas, paths),
 			securitySchemes,
 		},
 	};
 }
 
-function operation(e: Endpoint, operationId: string): Json {
+/**
+ * One path template per URL shape: routes that differ only by their fields' names (`/Posts/:PostId/Recipients`,
+ * `/Posts/:Id/Recipients`) are the same URL, so OpenAPI wants them as one path; the first one's names are kept.
+ */
+class PathTemplates {
+	private readonly seen = new Map<string, { path: string; names: string[] }>();
+
+	of(e: Endpoint): { path: string; names: string[] } {
+		const shape = e.path.replace(/\{\w+\}/g, "{}").toLowerCase();
+		let template = this.seen.get(shape);
+		if (!template) {
+			template = { path: e.path, names: e.pathFields };
+			this.seen.set(shape, template);
+		}
+		return template;
+	}
+}
+
+/** The schemas the paths reach, directly or through other schemas: a request sent as query parameters needs none. */
+function usedOnly(schemas: Json, paths: Json): Json {
+	const used = new Set<string>();
+	const visit = (value: unknown) => {
+		for (const match of JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+			if (used.has(match[1])) continue;
+			used.add(match[1]);
+			visit(schemas[match[1]]);
+		}
+	};
+	visit(paths);
+	return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
+
+/** An endpoint's operation; `pathNames` are the path template's names of its path fields, in order. */
+function operation(e: Endpoint, pathNames: string[], operationId: string): Json {
 	const request = requestShape(e.op);
 	const inPath = (f: Field) => e.pathFields.includes(f.name);
-	const parameters: Json[] = request.fields.filter(inPath).map(f => ({ name: f.name, in: "path", required: true, schema: fieldSchema(f), description: fieldNote(f) }));
+	const parameters: Json[] = e.pathFields.map((name, i) => {
+		const f = request.fields.find(field => field.name === name);
+		const note = pathNames[i] === name ? undefined : `The request's ${name}`;
+		return { name: pathNames[i] ?? name, in: "path", required: true, schema: f ? parameterSchema(f) : { type: "string" }, description: [note, f && fieldNote(f)].filter(Boolean).join(". ") || undefined };
+	});
 	const rest = request.fields.filter(f => !inPath(f));
 	const result: Json = { operationId, tags: [e.resource], summary: e.op.summary, description: accessNote(e.op), parameters, security: security[e.op.access] };
 
 	if (e.method === "GET" || e.method === "DELETE") {
-		parameters.push(...rest.map(f => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(f), description: fieldNote(f), style: "form", explode: false })));
+		parameters.push(...rest.map(f => ({ name: f.name, in: "query", required: f.required, schema: parameterSchema(f), description: fieldNote(f), style: "form", explode: false })));
 	} else if (rest.length) {
 		const schema = rest.length === request.fields.length ? ref(e.op.name) : recordSchema({ ...request, fields: rest });
 		result.requestBody = { required: rest.some(f => f.required), content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } } };
@@ -92,13 +132,16 @@ function recordSchema(r: RecordShape): Json {
 	};
 }
 
+/**
+ * A field of a record. Its server default is in its description, not a `default` keyword: generators
+ * (openapi-typescript) make a property with a default required, which a client may leave out.
+ */
 function fieldSchema(f: Field): Json {
 	const schema = shapeSchema(f.shape);
 	if ("$ref" in schema) return schema;
 	const lengthy = f.shape.kind === "string" || f.shape.kind === "guid";
 	const extra: Json = {
 		description: fieldNote(f),
-		default: f.default,
 		enum: f.values,
 		minimum: !lengthy && f.shape.kind !== "list" ? f.min : undefined,
 		maximum: !lengthy && f.shape.kind !== "list" ? f.max : undefined,
@@ -111,6 +154,12 @@ function fieldSchema(f: Field): Json {
 	};
 	for (const [key, value] of Object.entries(extra)) if (value !== undefined) schema[key] = value;
 	return schema;
+}
+
+/** A query or path parameter's schema: a parameter's optionality is its own `required`, so the default may show. */
+function parameterSchema(f: Field): Json {
+	const schema = fieldSchema(f);
+	return f.default === undefined || "$ref" in schema ? schema : { ...schema, default: f.default };
 }
 
 function shapeSchema(shape: Shape): Json {
