@@ -1,4 +1,5 @@
 import { Server } from "node:http";
+import { constants } from "node:os";
 import { loadConfig } from "./shared/config";
 import { startProbeServer } from "./shared/probes";
 import { createPlaza } from "./plaza";
@@ -6,17 +7,21 @@ import { createPlaza } from "./plaza";
 /**
  * `npm start`, and every process of the distributed mode: runs Plaza as the environment says, with
  * its probe server when PROBE_PORT is set, and stops gracefully on SIGINT/SIGTERM (the node first
- * leaves the cluster, then finishes the calls it accepted, then exits).
+ * leaves the cluster, then finishes the calls it accepted, then exits). A second signal during the
+ * stop exits at once.
  */
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const broker = createPlaza(config);
 	let probes: Server | undefined;
 	let stopping = false;
-	const stop = async (signal: string) => {
-		if (stopping) return;
+	const stop = async (signal: NodeJS.Signals) => {
+		if (stopping) {
+			broker.logger.warn(`${signal} received again, exiting without waiting`);
+			process.exit(128 + constants.signals[signal]);
+		}
 		stopping = true;
-		broker.logger.info(`${signal} received, stopping`);
+		broker.logger.info(`${signal} received, stopping (${signal} again exits at once)`);
 		await broker.stop();
 		probes?.close();
 		process.exit(0);
@@ -26,6 +31,8 @@ async function main(): Promise<void> {
 	// Probes first: an orchestrator sees the process alive (and not yet ready) while it starts.
 	probes = config.cluster.probePort !== undefined ? await startProbeServer(broker, config.cluster.probePort) : undefined;
 	await broker.start();
+	// With a gateway here, it says where Plaza is ready once it listens (gateway.service.ts).
+	if (!broker.getLocalService("gateway")) broker.logger.info(`Plaza node ${broker.nodeID} ready, running ${broker.services.map(s => s.name).filter(n => !n.startsWith("$")).join(", ")}`);
 }
 
 main().catch(err => {

@@ -35,7 +35,8 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 	const unknown = names.filter(n => !serviceFactories[n]);
 	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
 
-	const broker = new ServiceBroker(brokerOptions(config, extraMiddlewares));
+	// Signals are main.ts's alone: Moleculer's own handlers ran a second stop beside it (every service stopped twice).
+	const broker = new ServiceBroker({ ...brokerOptions(config, extraMiddlewares), skipProcessEventRegistration: true });
 	// Every node applies the cache invalidations the writers broadcast, whatever it runs.
 	broker.createService(cachesService());
 	// The gateway opens its port only once the services of its own process are up, so that a first

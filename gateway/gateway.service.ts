@@ -1,4 +1,5 @@
 import { Server } from "node:http";
+import { AddressInfo } from "node:net";
 import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../shared/config";
 import { registerOperationMetrics } from "../shared/metrics";
@@ -17,7 +18,12 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 		},
 		async started() {
 			gateway = new HttpGateway(config, this);
-			(this as { server?: Server }).server = await gateway.listen(config.port);
+			const server = await gateway.listen(config.port);
+			(this as { server?: Server }).server = server;
+			// The one start-up line at the default level: where Plaza answers and what to open first.
+			const base = `http://localhost:${(server.address() as AddressInfo).port}`;
+			const pages = { url: base, apiPage: `${base}/swagger-ui/`, metadata: `${base}/metadata` };
+			this.logger.info({ event: "ready", ...pages }, `Plaza ready on ${pages.url} — API page ${pages.apiPage}, metadata ${pages.metadata}`);
 		},
 		async stopped() {
 			await gateway?.close();

@@ -3,6 +3,7 @@ import { BrokerOptions, Errors, Middleware } from "moleculer";
 import { PlazaConfig } from "./config";
 import { operationsMiddleware } from "./operations.middleware";
 import { callLogMiddleware } from "./call-log.middleware";
+import { plazaLogger } from "./plaza-logger";
 import { PrometheusText } from "./metrics";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
@@ -34,10 +35,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		nodeID: cluster.nodeId ?? unnamedNodeId(),
 		transporter: config.transporter as BrokerOptions["transporter"],
 		metadata: { readRetries: cluster.readRetries },
-		logger:
-			config.logLevel === false
-				? false
-				: { type: "Console", options: { level: config.logLevel, formatter: config.logFormat === "json" ? "jsonext" : "short", colors: config.logFormat !== "json" } },
+		logger: plazaLogger(config.logLevel, config.logFormat),
 		requestTimeout: cluster.requestTimeoutMs,
 		heartbeatInterval: cluster.heartbeatIntervalSeconds,
 		heartbeatTimeout: cluster.heartbeatTimeoutSeconds,

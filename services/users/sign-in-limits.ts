@@ -11,7 +11,11 @@ export interface SignInAttempt {
 	address?: string;
 }
 
-type Audit = (message: string, details: Record<string, unknown>) => void;
+/** An audit line: its details first (JSON log keys), then the message (the users service writes it as a warning). */
+type Audit = (details: Record<string, unknown>, message: string) => void;
+
+/** Who tried, as every audit line of an attempt names them. */
+type AuditedAttempt = { account: string; address?: string; requestID: string | null };
 
 interface AttemptKeys {
 	pair: string;
@@ -70,16 +74,17 @@ export class SignInLimits {
 		const keys = keysOf(attempt);
 		const now = Date.now();
 		const window = windowStart(now, this.bucketMs);
+		const who: AuditedAttempt = { account: attempt.login, address: attempt.address, requestID: ctx.requestID ?? null };
 		const seen = await ctx.call<WindowCount[], { keys: string[] }>("limits.windows", { keys: Object.values(keys).filter((k): k is string => !!k) });
 		const trusted = seen.some(w => w.key === keys.trusted);
-		this.refuseIfSpent(attempt, keys, seen, trusted, now);
+		this.refuseIfSpent(who, keys, seen, trusted, now);
 		const counts = Object.fromEntries(failureKeys(keys).map(key => [key, 1]));
 		const totals = await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts });
 		// Attempts made at the same time were each counted once: the totals say which of them come past a limit.
-		this.refuseIfSpent(attempt, keys, before(seen, window, this.bucketMs, totals), trusted, now);
+		this.refuseIfSpent(who, keys, before(seen, window, this.bucketMs, totals), trusted, now);
 
 		if (!(await proves())) {
-			this.audit("audit: sign-in failed", { account: attempt.login, address: attempt.address });
+			this.audit({ event: "sign-in-failed", ...who }, "audit: sign-in failed");
 			return false;
 		}
 		// The pair's earlier failures are forgotten; this attempt's own count is taken back everywhere.
@@ -96,7 +101,7 @@ export class SignInLimits {
 	}
 
 	/** 429 when the pair's, the address's, or (from an address not trusted for it) the account's failures are spent. */
-	private refuseIfSpent(attempt: SignInAttempt, keys: AttemptKeys, windows: WindowCount[], trusted: boolean, now: number): void {
+	private refuseIfSpent(who: AuditedAttempt, keys: AttemptKeys, windows: WindowCount[], trusted: boolean, now: number): void {
 		const of = (key: string | undefined) => windows.filter(w => w.key === key);
 		const waits: Array<[string, number]> = [
 			["account and address", retryAfterSeconds(this.pairLimit, of(keys.pair), now)],
@@ -105,7 +110,7 @@ export class SignInLimits {
 		];
 		const [limit, wait] = waits.reduce((longest, next) => (next[1] > longest[1] ? next : longest));
 		if (wait === 0) return;
-		this.audit("audit: sign-in refused, too many failed attempts", { account: attempt.login, address: attempt.address, limit, retryAfterSeconds: wait });
+		this.audit({ event: "sign-in-refused", ...who, limit, retryAfterSeconds: wait }, "audit: sign-in refused, too many failed attempts");
 		throw failures.tooManyRequests(wait, "Too many failed sign-in attempts; try again later");
 	}
 }

@@ -62,7 +62,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 		mixins: [repositoryMixin(config.store, { domain: "users", migrations: usersMigrations, create: db => new UsersRepository(db), legacy: usersLegacy })],
 
 		created(this: UsersThis) {
-			this.limits = new SignInLimits(config.auth, (message, details) => this.logger.warn(message, details));
+			this.limits = new SignInLimits(config.auth, (details, message) => this.logger.warn(details, message));
 		},
 
 		started(this: UsersThis) {
