@@ -1,54 +1,6 @@
-import { JsonServiceClient, IReturn } from "@servicestack/client";
+import { JsonServiceClient } from "@servicestack/client";
+import { Authenticate, FindUser } from "./support/client-dtos";
 import { startPlaza, TestPlaza } from "./support/plaza";
-
-/** Request DTOs as a ServiceStack client project declares them (its "Add ServiceStack Reference" output). */
-class AuthenticateResponse {
-	UserId?: string;
-	SessionId?: string;
-	UserName?: string;
-	DisplayName?: string;
-}
-
-class Authenticate implements IReturn<AuthenticateResponse> {
-	provider?: string;
-	UserName?: string;
-	Password?: string;
-	RememberMe?: boolean;
-	constructor(init?: Partial<Authenticate>) {
-		Object.assign(this, init);
-	}
-	getTypeName() {
-		return "Authenticate";
-	}
-	getMethod() {
-		return "POST";
-	}
-	createResponse() {
-		return new AuthenticateResponse();
-	}
-}
-
-class User {
-	Id?: string;
-	FirstName?: string;
-	LastName?: string;
-}
-
-class FindUser implements IReturn<User> {
-	Id?: string;
-	constructor(init?: Partial<FindUser>) {
-		Object.assign(this, init);
-	}
-	getTypeName() {
-		return "FindUser";
-	}
-	getMethod() {
-		return "GET";
-	}
-	createResponse() {
-		return new User();
-	}
-}
 
 describe("a real ServiceStack client (@servicestack/client)", () => {
 	let plaza: TestPlaza;
