@@ -14,7 +14,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
-USER node
+# The image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
+USER 1000:1000
 # 3000: the gateway's HTTP port (PORT); 9090: probes and metrics when PROBE_PORT=9090.
 EXPOSE 3000 9090
 VOLUME ["/data"]

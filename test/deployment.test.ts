@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { serviceFactories } from "../plaza";
+import { owaspCost } from "../shared/passwords";
 
 /**
  * Docker cannot run here, so the deployment files are checked by parsing them: they must stay in
@@ -13,6 +14,13 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
 /** Every environment variable the configuration reads. */
 const knownVariables = new Set([...read("shared/config.ts").matchAll(/env\.([A-Z_]+)/g)].map(m => m[1]));
 const domains = Object.keys(serviceFactories);
+/** The image every Plaza process runs: package.json's version, built and loaded by the operator (never `latest`, never pulled). */
+const plazaImage = `plaza:${(JSON.parse(read("package.json")) as { version: string }).version}`;
+/** How long a stopping process takes: the registry's stopDelay (leaving the cluster) and the gateway's drain, read from the code. */
+const stopDelayMs = Number(read("shared/broker-options.ts").match(/stopDelay: config\.transporter \? (\d+)/)?.[1]);
+const drainMs = Number(read("gateway/http-gateway.ts").match(/const drainMs = ([\d_]+);/)?.[1].replace(/_/g, ""));
+/** The user the image runs as: the node image's `node`, uid 1000. */
+const imageUser = read("Dockerfile").match(/^USER (\S+)$/m)?.[1];
 
 type Yaml = Record<string, unknown>;
 const get = (value: unknown, ...keys: Array<string | number>): unknown => keys.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], value);
@@ -55,7 +63,7 @@ test("no deployment file sets MONGO_URI or runs MongoDB; PostgreSQL is the only 
 describe("docker compose files", () => {
 	const compose = parse(read("docker-compose.yml"), { merge: true }) as Yaml;
 	const services = compose.services as Record<string, Yaml>;
-	const plazaServices = Object.entries(services).filter(([, s]) => s.image === "plaza:latest");
+	const plazaServices = Object.entries(services).filter(([, s]) => s.image === plazaImage);
 
 	test("NATS, PostgreSQL, the gateway and every service, each in a container of its own", () => {
 		expect(Object.keys(services).sort()).toEqual(["nats", "postgres", ...domains].sort());
@@ -122,6 +130,19 @@ describe("docker compose files", () => {
 		}
 	});
 
+	test("valid for docker compose v2 (no top-level version); Plaza's image versioned, read-only, without capabilities, stopped after its drain", () => {
+		const embedded = parse(read("docker-compose.embedded.yml")) as Yaml;
+		expect([compose.version, embedded.version]).toEqual([undefined, undefined]);
+		const plazaContainers = [...plazaServices.map(([, s]) => s), get(embedded, "services", "plaza") as Yaml];
+		expect(plazaContainers).toHaveLength(domains.length + 1);
+		for (const service of plazaContainers) {
+			expect([service.image, service.read_only, service.tmpfs, service.cap_drop, service.security_opt]).toEqual([plazaImage, true, ["/tmp"], ["ALL"], ["no-new-privileges:true"]]);
+		}
+		for (const [, service] of plazaServices) expect(parseInt(String(service.stop_grace_period), 10) * 1000).toBeGreaterThan(drainMs + stopDelayMs);
+		// Third-party images pinned to a version too.
+		expect([services.nats.image, services.postgres.image]).toEqual(["nats:2.10", "postgres:16"]);
+	});
+
 	test("the embedded compose file runs one container with a data volume", () => {
 		const embedded = parse(read("docker-compose.embedded.yml")) as Yaml;
 		expect(Object.keys(embedded.services as Yaml)).toEqual(["plaza"]);
@@ -157,8 +178,10 @@ describe("Kubernetes manifests", () => {
 			expect(env.map(e => e.name).filter(k => !knownVariables.has(k))).toEqual([]);
 			const probePort = (container.ports as Array<{ name: string; containerPort: number }>).find(p => p.name === "probes")?.containerPort;
 			expect(String(probePort)).toBe(config.PROBE_PORT);
-			expect(get(container, "livenessProbe", "httpGet", "path")).toBe("/live");
-			expect(get(container, "readinessProbe", "httpGet", "path")).toBe("/ready");
+			// /live answers before the broker has started: only /ready says the process serves.
+			expect(get(container, "startupProbe", "httpGet")).toEqual({ path: "/ready", port: "probes" });
+			expect(get(container, "readinessProbe", "httpGet")).toEqual({ path: "/ready", port: "probes" });
+			expect(get(container, "livenessProbe", "httpGet")).toEqual({ path: "/live", port: "probes" });
 			expect(get(container, "resources", "limits", "memory")).toBeDefined();
 			expect(get(container, "resources", "limits", "cpu")).toBeDefined();
 		}
@@ -254,10 +277,165 @@ describe("Kubernetes manifests", () => {
 		expect(get(hpa, "spec", "scaleTargetRef", "name")).toBe("plaza-posts");
 		expect(Number(get(hpa, "spec", "minReplicas"))).toBeGreaterThanOrEqual(2);
 	});
+
+	/** Every workload's pod template, with its kind and name. */
+	const workloads = [...ofKind("Deployment"), ...ofKind("StatefulSet")].map(w => ({
+		name: `${String(w.kind)}/${String(get(w, "metadata", "name"))}`,
+		workload: w,
+		pod: get(w, "spec", "template", "spec") as Yaml,
+		labels: get(w, "spec", "template", "metadata", "labels") as Record<string, string>,
+	}));
+	const containersOf = (pod: Yaml) => pod.containers as Yaml[];
+	const plazaPods = workloads.filter(w => containersOf(w.pod).some(c => String(c.image).startsWith("plaza:")));
+
+	test("images versioned: Plaza's is package.json's version, loaded into the cluster, never pulled; the others pinned", () => {
+		expect(plazaPods.map(w => w.name).sort()).toEqual(domains.map(d => `Deployment/plaza-${d}`).sort());
+		for (const { pod } of plazaPods) for (const c of containersOf(pod)) expect([c.image, c.imagePullPolicy]).toEqual([plazaImage, "IfNotPresent"]);
+		for (const { pod } of workloads) for (const c of containersOf(pod)) expect(String(c.image)).toMatch(/^[\w./-]+:(?!latest$)[\w.-]+$/);
+	});
+
+	test("a PodDisruptionBudget for every Deployment with more than one replica, which leaves one serving", () => {
+		const replicated = ofKind("Deployment").filter(d => Number(get(d, "spec", "replicas")) > 1);
+		expect(replicated.map(d => get(d, "metadata", "name")).sort()).toEqual(["plaza-gateway", "plaza-posts"]);
+		for (const deployment of replicated) {
+			const selector = get(deployment, "spec", "selector", "matchLabels");
+			const budgets = ofKind("PodDisruptionBudget").filter(b => JSON.stringify(get(b, "spec", "selector", "matchLabels")) === JSON.stringify(selector));
+			expect(budgets).toHaveLength(1);
+			expect(budgets[0].apiVersion).toBe("policy/v1");
+			const minAvailable = Number(get(budgets[0], "spec", "minAvailable"));
+			expect(minAvailable).toBeGreaterThanOrEqual(1);
+			expect(minAvailable).toBeLessThan(Number(get(deployment, "spec", "replicas")));
+		}
+	});
+
+	describe("NetworkPolicies", () => {
+		type Selector = { matchLabels?: Record<string, string>; matchExpressions?: unknown };
+		type Peer = { podSelector?: Selector; namespaceSelector?: Selector; ipBlock?: unknown };
+		type Rule = { from?: Peer[]; ports?: Array<{ port: number | string; protocol?: string }> };
+		const policies = ofKind("NetworkPolicy");
+		const selects = (selector: Selector, labels: Record<string, string>) => Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+		/** The ingress rules that let traffic in to a workload's pods on a port (a number or its name). */
+		const rulesAdmitting = (workload: (typeof workloads)[number], port: number) => {
+			const names = containersOf(workload.pod).flatMap(c => ((c.ports ?? []) as Array<{ name: string; containerPort: number }>).filter(p => p.containerPort === port).map(p => p.name));
+			return policies
+				.filter(p => selects(get(p, "spec", "podSelector") as Selector, workload.labels))
+				.flatMap(p => (get(p, "spec", "ingress") ?? []) as Rule[])
+				.filter(rule => !rule.ports || rule.ports.some(p => p.port === port || names.includes(String(p.port))));
+		};
+		const workload = (name: string) => workloads.find(w => w.name === name)!;
+		/** A peer that is exactly Plaza's processes of this namespace (no namespaceSelector, no addresses). */
+		const isPlazaPeer = (peer: Peer) =>
+			Object.keys(peer).join() === "podSelector" &&
+			plazaPods.every(w => selects(peer.podSelector!, w.labels)) &&
+			workloads.filter(w => !plazaPods.includes(w)).every(w => !selects(peer.podSelector!, w.labels));
+
+		test("selectors by labels only, Ingress types declared; ingress denied by default in the namespace", () => {
+			expect(policies.every(p => p.apiVersion === "networking.k8s.io/v1")).toBe(true);
+			expect(JSON.stringify(policies)).not.toContain("matchExpressions");
+			for (const p of policies) expect(get(p, "spec", "policyTypes")).toEqual(["Ingress"]);
+			const denyAll = policies.filter(p => JSON.stringify(get(p, "spec", "podSelector")) === "{}" && get(p, "spec", "ingress") === undefined);
+			expect(denyAll).toHaveLength(1);
+		});
+
+		test("the gateway's HTTP port is open to anyone; nothing else is", () => {
+			const gateway = workload("Deployment/plaza-gateway");
+			const http = ((containersOf(gateway.pod)[0].ports ?? []) as Array<{ name: string; containerPort: number }>).find(p => p.name === "http")!.containerPort;
+			expect(rulesAdmitting(gateway, http).filter(rule => rule.from === undefined)).toHaveLength(1);
+			// Open to any source nowhere else: every other rule names who may come in.
+			const openRules = policies.flatMap(p => ((get(p, "spec", "ingress") ?? []) as Rule[]).filter(rule => rule.from === undefined).map(rule => [get(p, "spec", "podSelector"), rule.ports]));
+			expect(openRules).toEqual([[{ matchLabels: { app: "plaza-gateway" } }, [{ protocol: "TCP", port: http }]]]);
+		});
+
+		test("the probe port (/metrics) only from this namespace and the monitoring namespace, on every Plaza pod", () => {
+			const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
+			for (const w of plazaPods) {
+				const rules = rulesAdmitting(w, Number(config.PROBE_PORT));
+				expect(rules.length).toBeGreaterThan(0);
+				const allowed = [{ podSelector: {} }, { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }].map(peer => JSON.stringify(peer));
+				const peers = rules.flatMap(rule => rule.from ?? [{ ipBlock: "anyone" }]).map(peer => JSON.stringify(peer));
+				expect([w.name, peers.filter(peer => !allowed.includes(peer))]).toEqual([w.name, []]);
+			}
+		});
+
+		test("NATS and PostgreSQL only from Plaza's processes, and only on their client ports", () => {
+			for (const [name, port, otherPorts] of [
+				["Deployment/nats", 4222, [8222]],
+				["StatefulSet/postgres", 5432, []],
+			] as const) {
+				const rules = rulesAdmitting(workload(name), port);
+				expect(rules.length).toBeGreaterThan(0);
+				for (const rule of rules) expect([name, rule.from?.every(isPlazaPeer)]).toEqual([name, true]);
+				for (const other of otherPorts) expect([name, other, rulesAdmitting(workload(name), other)]).toEqual([name, other, []]);
+			}
+		});
+	});
+
+	/** A quantity of memory in MiB (Mi or Gi). */
+	const mebibytes = (quantity: unknown) => {
+		const [, amount, unit] = String(quantity).match(/^(\d+)(Mi|Gi)$/) ?? [];
+		return Number(amount) * (unit === "Gi" ? 1024 : 1);
+	};
+
+	test("every container non-root, read-only, without privileges or capabilities, under seccomp; /tmp an emptyDir; requests and limits", () => {
+		expect(imageUser).toMatch(/^(node|1000)(:1000)?$/);
+		for (const { name, pod } of workloads) {
+			expect([name, pod.automountServiceAccountToken]).toEqual([name, false]);
+			const volumes = (pod.volumes ?? []) as Array<{ name: string; emptyDir?: unknown }>;
+			for (const container of containersOf(pod)) {
+				const security = { ...(pod.securityContext as Yaml | undefined), ...(container.securityContext as Yaml) };
+				expect([name, security]).toEqual([
+					name,
+					expect.objectContaining({
+						runAsNonRoot: true,
+						runAsUser: expect.any(Number),
+						allowPrivilegeEscalation: false,
+						readOnlyRootFilesystem: true,
+						capabilities: { drop: ["ALL"] },
+						seccompProfile: { type: "RuntimeDefault" },
+					}),
+				]);
+				expect(security.runAsUser).toBeGreaterThan(0);
+				const tmp = ((container.volumeMounts ?? []) as Array<{ name: string; mountPath: string }>).find(m => m.mountPath === "/tmp");
+				expect([name, volumes.find(v => v.name === tmp?.name)?.emptyDir]).toEqual([name, expect.anything()]);
+				for (const kind of ["requests", "limits"]) for (const resource of ["cpu", "memory"]) expect([name, kind, resource, get(container, "resources", kind, resource)]).toEqual([name, kind, resource, expect.anything()]);
+				expect(mebibytes(get(container, "resources", "limits", "memory"))).toBeGreaterThanOrEqual(mebibytes(get(container, "resources", "requests", "memory")));
+			}
+		}
+		// Plaza's processes as the image's user, writing nowhere but emptyDirs (DATA_DIR is unused on PostgreSQL).
+		for (const { name, pod } of plazaPods) {
+			for (const container of containersOf(pod)) expect([name, get(container, "securityContext", "runAsUser")]).toEqual([name, 1000]);
+			expect([name, ((pod.volumes ?? []) as Yaml[]).filter(v => !v.emptyDir)]).toEqual([name, []]);
+		}
+	});
+
+	test("users has the memory for scrypt at OWASP's cost: 128 MiB per hash, four at once, above a process's own", () => {
+		const hashMebibytes = (128 * owaspCost.r * owaspCost.N) / 2 ** 20;
+		expect(hashMebibytes).toBe(128);
+		// libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise) runs the hashes.
+		const atOnce = 4;
+		const container = (name: string) => get(named("Deployment", `plaza-${name}`), "spec", "template", "spec", "containers", 0);
+		const processOwn = mebibytes(get(container("graph"), "resources", "requests", "memory"));
+		expect(mebibytes(get(container("users"), "resources", "requests", "memory"))).toBeGreaterThanOrEqual(atOnce * hashMebibytes + processOwn);
+		expect(mebibytes(get(container("users"), "resources", "limits", "memory"))).toBeGreaterThanOrEqual(atOnce * hashMebibytes + 2 * processOwn);
+	});
+
+	test("a stopping process has the time to leave the cluster and drain; the gateway waits for its endpoints to drop it first", () => {
+		expect([stopDelayMs, drainMs]).toEqual([expect.any(Number), expect.any(Number)]);
+		expect(drainMs).toBeGreaterThan(0);
+		for (const { name, pod } of plazaPods) expect([name, Number(pod.terminationGracePeriodSeconds) * 1000 > drainMs + stopDelayMs]).toEqual([name, true]);
+		const gateway = get(named("Deployment", "plaza-gateway"), "spec", "template", "spec") as Yaml;
+		const command = get(gateway, "containers", 0, "lifecycle", "preStop", "exec", "command") as string[];
+		expect(command[0]).toBe("sleep");
+		const sleepSeconds = Number(command[1]);
+		expect(sleepSeconds).toBeGreaterThanOrEqual(3);
+		expect(Number(gateway.terminationGracePeriodSeconds) * 1000).toBeGreaterThan(sleepSeconds * 1000 + drainMs + stopDelayMs);
+	});
 });
 
 test("the Dockerfile runs the built entry point and exposes the gateway and probe ports", () => {
 	const dockerfile = read("Dockerfile");
 	expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
 	expect(dockerfile).toMatch(/EXPOSE 3000 9090/);
+	// The last USER is the one that runs: the node image's `node` (uid 1000), which k8s/ names by number.
+	expect([...dockerfile.matchAll(/^USER (\S+)$/gm)].map(m => m[1])).toEqual([imageUser]);
 });
