@@ -26,6 +26,7 @@ import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { GatewayRequest } from "./request";
+import { continueTrace } from "../shared/observability/trace-context";
 import { CorsHeaders, corsFor } from "./cors";
 import { refuseCrossSiteWrite } from "./cross-site";
 
@@ -94,6 +95,7 @@ export class HttpGateway {
 		while (this.open.size > 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
 		this.server.closeAllConnections();
 		await closed;
+		this.budget.stop();
 	}
 
 	private async handle(req: GatewayRequest, res: ServerResponse): Promise<void> {
@@ -105,7 +107,7 @@ export class HttpGateway {
 		try {
 			await this.cors?.(req, res);
 			negotiateFormat(req);
-			const ctx = this.contextFor(req);
+			const ctx = this.contextFor(req, res);
 			res.setHeader("X-Request-ID", String(ctx.requestID));
 			const url = req.url ?? "/";
 			const queryAt = url.indexOf("?");
@@ -133,12 +135,16 @@ export class HttpGateway {
 		}
 	}
 
-	/** The request's broker context; a caller's X-Request-ID (or X-Correlation-ID) follows it through every service. */
-	private contextFor(req: GatewayRequest): Context {
+	/**
+	 * The request's broker context; a caller's X-Request-ID (or X-Correlation-ID), else the trace id
+	 * of its W3C `traceparent`, follows it through every service.
+	 */
+	private contextFor(req: GatewayRequest, res: ServerResponse): Context {
 		const ctx = Context.create(this.broker);
 		const given = req.headers["x-correlation-id"] ?? req.headers["x-request-id"];
+		const traceId = continueTrace(req.headers, res);
 		// Taken only when it is a plain token: it is echoed in a header and written to every log line.
-		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id;
+		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : (traceId ?? ctx.id);
 		ctx.meta = {};
 		ctx.service = this.service;
 		req.$ctx = ctx;

@@ -53,6 +53,8 @@ export class RequestBudget {
 
 	private timer?: NodeJS.Timeout;
 
+	private stopped = false;
+
 	/** The next batch (callers wait for it), and the one under way. */
 	private queued?: Promise<void>;
 
@@ -104,8 +106,15 @@ export class RequestBudget {
 		this.sending = new Map();
 	}
 
+	/** The gateway has stopped taking requests: no more batches (the limits service may be stopping too). */
+	stop(): void {
+		this.stopped = true;
+		clearTimeout(this.timer);
+		this.timer = undefined;
+	}
+
 	private sendSoon(): void {
-		if (this.timer || this.queued) return;
+		if (this.stopped || this.timer || this.queued) return;
 		this.timer = setTimeout(() => void this.sendNow(), flushEveryMs);
 		this.timer.unref();
 	}
@@ -125,7 +134,7 @@ export class RequestBudget {
 
 	private async send(): Promise<void> {
 		const service = this.service;
-		if (this.pending.size === 0 || !service) return;
+		if (this.stopped || this.pending.size === 0 || !service) return;
 		const window = this.window;
 		const batch = (this.sending = this.pending);
 		this.pending = new Map();
