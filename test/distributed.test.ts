@@ -170,8 +170,10 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		expect(Object.keys(statusCounts(outcomes)).filter(k => !/ (200|503)$/.test(k))).toEqual([]);
 		const readsAfter = outcomes.filter(o => o.kind === "read" && o.at > killedAt);
 		expect(readsAfter.filter(o => o.status === 200).length).toBeGreaterThan(readsAfter.length * 0.8);
-		// Once the node is known to be gone (3 s of silence), everything succeeds again on the other one.
-		expect(outcomes.filter(o => o.at > killedAt + 6000 && o.status !== 200)).toEqual([]);
+		// Once the node is known to be gone (3 s of silence), everything sent succeeds on the other one. (By
+		// when a request was sent: one sent to the dead node just before, on a loaded machine, ends in its
+		// 3 s timeout after the mark. Issue 15's failover work is to shorten all of this.)
+		expect(outcomes.filter(o => o.sentAt > killedAt + 6000 && o.status !== 200)).toEqual([]);
 		await expectAcknowledgedWritesKept(outcomes, author);
 
 		await startNode("posts-a", "posts");

@@ -2,7 +2,8 @@
 export interface Outcome {
 	kind: "read" | "write";
 	status: number;
-	/** When it ended, in ms since the run began. */
+	/** When it was sent, and when it ended, in ms since the run began. */
+	sentAt: number;
 	at: number;
 	/** The id a successful write created. */
 	id?: string;
@@ -27,8 +28,9 @@ export async function runLoad(
 		Array.from({ length: concurrency }, async () => {
 			while (Date.now() < deadline) {
 				const request = next(counter++);
+				const sentAt = Date.now() - started;
 				const result = await request.send(AbortSignal.timeout(timeoutMs)).catch(() => ({ status: 0, id: undefined }));
-				outcomes.push({ kind: request.kind, status: result.status, at: Date.now() - started, id: result.id });
+				outcomes.push({ kind: request.kind, status: result.status, sentAt, at: Date.now() - started, id: result.id });
 			}
 		}),
 	);
