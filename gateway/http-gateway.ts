@@ -71,7 +71,7 @@ export class HttpGateway {
 		this.logger = service.logger;
 		this.routes = new Routes(gatewayPages(config, this.broker));
 		this.identifier = new Identifier(config);
-		this.budget = new RequestBudget(config);
+		this.budget = new RequestBudget(config, service);
 		this.responses = new ResponseCache(this.broker);
 		this.cors = corsFor(config);
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
@@ -123,7 +123,7 @@ export class HttpGateway {
 			const identity = await this.identifier.identify(ctx, req);
 			meta.user = identity?.caller ?? null;
 			req.$byCookie = identity?.byCookie ?? false;
-			await this.budget.spend(req, res, meta.user ?? undefined, meta.clientIp);
+			await this.budget.spend(res, meta.user ?? undefined, meta.clientIp);
 			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
 			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
 			if (found.target.kind === "page") found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
@@ -188,7 +188,7 @@ export class HttpGateway {
 		// The cross-site rule depends only on the operation and the request, so one check holds for every request of the batch.
 		refuseCrossSiteWrite(op, req, this.config);
 		const meta = req.$ctx.meta as RequestMeta & { user?: Caller | null };
-		const answers = await performBatch(op, req, res, () => this.budget.spend(req, res, meta.user ?? undefined, meta.clientIp));
+		const answers = await performBatch(op, req, res, () => this.budget.spend(res, meta.user ?? undefined, meta.clientIp));
 		if (oneWay) return this.answerNoContent(req, res);
 		this.setSessionCookies(req, res);
 		sendJsonText(req, res, 200, wireJson(answers));

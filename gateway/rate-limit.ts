@@ -1,10 +1,9 @@
-import { IncomingMessage, ServerResponse } from "node:http";
+import { ServerResponse } from "node:http";
 import { Context, Service } from "moleculer";
 import { failures } from "../shared/errors";
 import { Caller } from "../shared/caller";
 import { PlazaConfig } from "../shared/config";
 import { AddAttempts, AttemptTotals, windowStart } from "../shared/attempts";
-import { GatewayRequest } from "./request";
 
 const windowMs = 60_000;
 /** How often counts go to the shared counters: a store write per request would cost more than most requests. */
@@ -48,8 +47,6 @@ export class RequestBudget {
 
 	private sending = new Map<string, number>();
 
-	/** The gateway's service, from the requests' contexts: the calls to the limits service name it as their caller. */
-	private service?: Service;
 
 	private timer?: NodeJS.Timeout;
 
@@ -62,11 +59,14 @@ export class RequestBudget {
 
 	private warnedAt = 0;
 
-	constructor(private readonly config: PlazaConfig) {}
+	constructor(
+		private readonly config: PlazaConfig,
+		/** The gateway's service: the calls to the limits service name it as their caller. */
+		private readonly service: Service,
+	) {}
 
 	/** Spends one request of the caller's (else the address's) budget; throws 429 when none is left. */
-	async spend(req: IncomingMessage, res: ServerResponse, caller: Caller | undefined, address: string | undefined): Promise<void> {
-		this.service ??= (req as GatewayRequest).$ctx?.service ?? undefined;
+	async spend(res: ServerResponse, caller: Caller | undefined, address: string | undefined): Promise<void> {
 		const limit = this.config.rateLimitPerMinute;
 		this.turnTo(windowStart(Date.now(), windowMs));
 		const key = budgetKeyOf(caller, address);
@@ -134,7 +134,7 @@ export class RequestBudget {
 
 	private async send(): Promise<void> {
 		const service = this.service;
-		if (this.stopped || this.pending.size === 0 || !service) return;
+		if (this.stopped || this.pending.size === 0) return;
 		const window = this.window;
 		const batch = (this.sending = this.pending);
 		this.pending = new Map();
