@@ -26,7 +26,6 @@ import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { GatewayRequest } from "./request";
-import { continueTrace } from "../shared/observability/trace-context";
 import { CorsHeaders, corsFor } from "./cors";
 import { refuseCrossSiteWrite } from "./cross-site";
 
@@ -107,7 +106,7 @@ export class HttpGateway {
 		try {
 			await this.cors?.(req, res);
 			negotiateFormat(req);
-			const ctx = this.contextFor(req, res);
+			const ctx = this.contextFor(req);
 			res.setHeader("X-Request-ID", String(ctx.requestID));
 			const url = req.url ?? "/";
 			const queryAt = url.indexOf("?");
@@ -135,16 +134,12 @@ export class HttpGateway {
 		}
 	}
 
-	/**
-	 * The request's broker context; a caller's X-Request-ID (or X-Correlation-ID), else the trace id
-	 * of its W3C `traceparent`, follows it through every service.
-	 */
-	private contextFor(req: GatewayRequest, res: ServerResponse): Context {
+	/** The request's broker context; a caller's X-Request-ID (or X-Correlation-ID) follows it through every service. */
+	private contextFor(req: GatewayRequest): Context {
 		const ctx = Context.create(this.broker);
 		const given = req.headers["x-correlation-id"] ?? req.headers["x-request-id"];
-		const traceId = continueTrace(req.headers, res);
 		// Taken only when it is a plain token: it is echoed in a header and written to every log line.
-		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : (traceId ?? ctx.id);
+		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id;
 		ctx.meta = {};
 		ctx.service = this.service;
 		req.$ctx = ctx;
