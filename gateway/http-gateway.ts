@@ -26,6 +26,8 @@ import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
 import { GatewayRequest } from "./request";
+import { parseTraceparent } from "../shared/observability/trace-context";
+import { startRequestSpan } from "../shared/observability/request-span";
 import { CorsHeaders, corsFor } from "./cors";
 import { refuseCrossSiteWrite } from "./cross-site";
 
@@ -106,7 +108,7 @@ export class HttpGateway {
 		try {
 			await this.cors?.(req, res);
 			negotiateFormat(req);
-			const ctx = this.contextFor(req);
+			const ctx = this.contextFor(req, res);
 			res.setHeader("X-Request-ID", String(ctx.requestID));
 			const url = req.url ?? "/";
 			const queryAt = url.indexOf("?");
@@ -134,15 +136,22 @@ export class HttpGateway {
 		}
 	}
 
-	/** The request's broker context; a caller's X-Request-ID (or X-Correlation-ID) follows it through every service. */
-	private contextFor(req: GatewayRequest): Context {
+	/**
+	 * The request's broker context. Its request id, on every log line and span of every service it
+	 * reaches, is the trace id of a W3C `traceparent` (so a trace joins the operator's tracing, even
+	 * behind a proxy that adds an X-Request-ID of its own), else a caller's X-Request-ID (or
+	 * X-Correlation-ID), else a new one.
+	 */
+	private contextFor(req: GatewayRequest, res: ServerResponse): Context {
 		const ctx = Context.create(this.broker);
 		const given = req.headers["x-correlation-id"] ?? req.headers["x-request-id"];
+		const trace = parseTraceparent(req.headers.traceparent);
 		// Taken only when it is a plain token: it is echoed in a header and written to every log line.
-		ctx.requestID = typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id;
+		ctx.requestID = trace?.traceId ?? (typeof given === "string" && /^[\w.:-]{1,200}$/.test(given) ? given : ctx.id);
 		ctx.meta = {};
 		ctx.service = this.service;
 		req.$ctx = ctx;
+		startRequestSpan(ctx, req, res, trace);
 		return ctx;
 	}
 

@@ -3,7 +3,7 @@ import { PlazaConfig } from "../shared/config";
 import { callerOf, isAdmin } from "../shared/caller";
 import { failures } from "../shared/errors";
 import { isReady } from "../shared/probes";
-import { prometheusText } from "../shared/metrics";
+import { currentPrometheusText } from "../shared/metrics";
 import { operationListing } from "./routes";
 import { sendJson } from "./respond";
 import { PageHandler } from "./request";
@@ -34,8 +34,10 @@ export function gatewayPages(config: PlazaConfig, broker: ServiceBroker): Record
 		"GET /metrics"(req, res, next) {
 			const caller = callerOf(req.$ctx);
 			if (!isAdmin(caller)) return next(caller ? failures.forbidden() : failures.unauthorized());
-			res.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-			res.end(prometheusText(broker) ?? "");
+			currentPrometheusText(broker).then(text => {
+				res.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+				res.end(text ?? "");
+			}, next);
 		},
 		...soapAliases(config),
 		...descriptionAliases(),

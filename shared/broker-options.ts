@@ -5,6 +5,7 @@ import { operationsMiddleware } from "./operations.middleware";
 import { callLogMiddleware } from "./call-log.middleware";
 import { plazaLogger } from "./plaza-logger";
 import { PrometheusText } from "./metrics";
+import { tracingOptions } from "./observability/tracing";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
 
@@ -47,8 +48,8 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		registry: { stopDelay: config.transporter ? 1000 : 0 },
 		// A reporter instance (Moleculer takes one, though its typings list only names); process and OS measures even when NODE_ENV is "test", where Moleculer drops them.
 		metrics: { enabled: true, collectProcessMetrics: true, reporter: [new PrometheusText()] } as unknown as BrokerOptions["metrics"],
-		// Spans name actions, never their params, meta (the caller), or answers (session ids): passwords stay out of traces.
-		tracing: cluster.tracing ? { enabled: true, exporter: [{ type: "Console" }], tags: { action: { params: false, meta: false, response: false }, event: { params: false, meta: false } } } : { enabled: false },
+		// Off unless TRACING or TRACING_EXPORTER asks; spans never carry params, meta or answers (see tracingOptions).
+		tracing: tracingOptions(cluster),
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
 		middlewares: [...bus, internalCallers(), operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],

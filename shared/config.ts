@@ -67,6 +67,8 @@ export interface ClusterConfig {
 	tracing: boolean;
 }
 
+	/** Where spans are sent (TRACING_EXPORTER=zipkin, TRACING_ENDPOINT): a Zipkin v2 endpoint, which an OpenTelemetry collector's zipkin receiver is; unset = nowhere. */
+	traceExport?: { kind: "zipkin"; endpoint: string };
 export interface AuthConfig {
 	/** Idle time after which a session ends (sliding), and the longer one of RememberMe sessions. */
 	sessionTtlSeconds: number;
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		},
 	};
 }
+			traceExport: traceExport(env.TRACING_EXPORTER, env.TRACING_ENDPOINT),
 
 /** The configuration of a process that reads no environment: tests and benchmarks start from it. */
 export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig {
@@ -183,6 +186,14 @@ function trustProxy(value: string | undefined): TrustProxy {
 function integer(value: string | undefined, fallback: number, name: string): number {
 	if (value === undefined || value === "") return fallback;
 	const n = Number(value);
+/** TRACING_EXPORTER: unset or "zipkin" (then TRACING_ENDPOINT is required); anything else is a mistake to report at start. */
+function traceExport(exporter: string | undefined, endpoint: string | undefined): ClusterConfig["traceExport"] {
+	if (!exporter || exporter === "none") return undefined;
+	if (exporter !== "zipkin") throw new Error(`TRACING_EXPORTER must be "zipkin" or unset, got "${exporter}"`);
+	if (!endpoint || !/^https?:\/\//.test(endpoint)) throw new Error("TRACING_ENDPOINT must be the collector's URL when TRACING_EXPORTER is set (e.g. http://otel-collector:9411/api/v2/spans)");
+	return { kind: "zipkin", endpoint };
+}
+
 	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
 	return n;
 }

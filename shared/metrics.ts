@@ -1,4 +1,6 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
+import { nodeMetricsText } from "./observability/node-metrics";
+import { MetricNaming, MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
 
 /** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
 export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
@@ -6,7 +8,7 @@ export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "p
 /**
  * Moleculer's Prometheus reporter without a server of its own: the gateway and the probe server
  * answer GET /metrics with its text, so no process opens a port for metrics alone. Host details
- * are left out.
+ * are left out, and the text is valid Prometheus (see prometheusFormat).
  */
 export class PrometheusText extends MetricReporters.Prometheus {
 	constructor(opts: ConstructorParameters<typeof MetricReporters.Prometheus>[0] = {}) {
@@ -20,14 +22,26 @@ export class PrometheusText extends MetricReporters.Prometheus {
 		(this as unknown as { defaultLabels: unknown }).defaultLabels = typeof labels === "function" ? labels.call(this, registry) : labels;
 	}
 
+	override generatePrometheusResponse(): string {
+		const store = (this.registry as unknown as { store: Map<string, MoleculerMetric> }).store;
+		return prometheusFormat(store.values(), this as unknown as MetricNaming);
+	}
+
 	override async stop(): Promise<void> {}
 }
 
-/** The Prometheus text of a broker's metrics, or undefined when metrics are off. */
-export function prometheusText(broker: ServiceBroker): string | undefined {
+function reporterOf(broker: ServiceBroker): PrometheusText | undefined {
 	const reporters = (broker.metrics as unknown as { reporter?: unknown[] }).reporter ?? [];
-	const reporter = reporters.find((r): r is PrometheusText => r instanceof PrometheusText);
-	return reporter?.generatePrometheusResponse();
+	return reporters.find((r): r is PrometheusText => r instanceof PrometheusText);
+}
+
+/**
+ * The Prometheus text of a broker's metrics followed by prom-client's Node.js metrics (collected now:
+ * prom-client collects asynchronously), or undefined when metrics are off.
+ */
+export async function currentPrometheusText(broker: ServiceBroker): Promise<string | undefined> {
+	const reporter = reporterOf(broker);
+	return reporter && `${reporter.generatePrometheusResponse()}\n${await nodeMetricsText()}`;
 }
 
 /** Per-operation metrics the gateway keeps: what callers asked for, how it ended, how long it took. */
@@ -42,7 +56,7 @@ export function registerOperationMetrics(broker: ServiceBroker): void {
 	broker.metrics.register({
 		type: "histogram",
 		name: operationMetrics.duration,
-		labelNames: ["operation"],
+		labelNames: ["operation", "surface", "status"],
 		description: "Time to answer an operation, in seconds",
 		unit: "seconds",
 		buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
@@ -53,5 +67,5 @@ export function registerOperationMetrics(broker: ServiceBroker): void {
 export function recordOperation(broker: ServiceBroker, operation: string, surface: string, status: number, startedAt: bigint): void {
 	if (!broker.isMetricsEnabled()) return;
 	broker.metrics.increment(operationMetrics.requests, { operation, surface, status });
-	broker.metrics.observe(operationMetrics.duration, Number(process.hrtime.bigint() - startedAt) / 1e9, { operation });
+	broker.metrics.observe(operationMetrics.duration, Number(process.hrtime.bigint() - startedAt) / 1e9, { operation, surface, status });
 }

@@ -1,7 +1,7 @@
 import http from "node:http";
 import { AddressInfo } from "node:net";
 import { ServiceBroker } from "moleculer";
-import { prometheusText } from "./metrics";
+import { currentPrometheusText } from "./metrics";
 
 /**
  * Ready to take work: every local service has started (stores connected), the node is not stopping,
@@ -28,8 +28,11 @@ export async function startProbeServer(broker: ServiceBroker, port: number): Pro
 			const ready = isReady(broker);
 			return send(ready ? 200 : 503, "application/json", JSON.stringify({ Status: ready ? "Ready" : "NotReady", NodeID: broker.nodeID }));
 		}
-		if (path === "/metrics") return send(200, "text/plain; version=0.0.4; charset=utf-8", prometheusText(broker) ?? "");
-		send(404, "text/plain", "Not found\n");
+		if (path !== "/metrics") return send(404, "text/plain", "Not found\n");
+		currentPrometheusText(broker).then(
+			text => send(200, "text/plain; version=0.0.4; charset=utf-8", text ?? ""),
+			(err: Error) => send(500, "text/plain", `${err.message}\n`),
+		);
 	});
 	await new Promise<void>(resolve => server.listen(port, resolve));
 	broker.logger.info(`Probes listening on port ${(server.address() as AddressInfo).port}: /live, /ready, /metrics`);

@@ -74,3 +74,71 @@ describe("tracing (TRACING=true)", () => {
 		expect(exported).not.toContain(member.token);
 	});
 });
+
+/**
+ * Issue 15: W3C trace context. A caller's `traceparent` names the trace its request belongs to: the
+ * trace id is the request's id on every log line, across services, and comes back in the answer's
+ * `traceparent` beside Plaza's own span id (across processes and to a collector: tracing.test.ts).
+ */
+describe("trace context (traceparent)", () => {
+	let plaza: TestPlaza;
+	const logged: Array<Record<string, unknown>> = [];
+	beforeAll(async () => {
+		// LOG_FORMAT=json: every line is one JSON object (Moleculer's console logger writes with console.log, .warn and .error).
+		const keep = (...args: unknown[]) => {
+			for (const arg of args) {
+				try {
+					const line = JSON.parse(String(arg)) as unknown;
+					if (line && typeof line === "object") logged.push(line as Record<string, unknown>);
+				} catch {
+					// not a JSON line
+				}
+			}
+		};
+		for (const method of ["log", "warn", "error"] as const) jest.spyOn(console, method).mockImplementation(keep);
+		plaza = await startPlaza({ logLevel: "info", logFormat: "json" });
+	});
+	afterAll(async () => {
+		// The gateway sends its request counts to the limits store 250 ms after a request; after stop it would log the failure past the file's end.
+		await new Promise(resolve => setTimeout(resolve, 400));
+		await plaza.stop();
+	});
+
+	const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+	const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
+
+	test("the trace id is the request's id on the gateway's line and a service's call line, and comes back with Plaza's span id", async () => {
+		const reply = await plaza.http("POST", "/auth/credentials", { UserName: "nobody", Password: "not a member's" }, { traceparent });
+		expect(reply.status).toBe(401);
+		const answered = reply.headers.get("traceparent") ?? "";
+		expect(answered).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+		expect(answered.split("-")[2]).not.toBe("00f067aa0ba902b7");
+		expect(reply.headers.get("x-request-id")).toBe(traceId);
+		const lines = logged.filter(line => line.requestID === traceId);
+		expect(lines.map(line => line.event)).toEqual(expect.arrayContaining(["call"]));
+		expect(lines.some(line => line.event === "request" || line.event === "request-failed")).toBe(true);
+		expect(lines.filter(line => line.event === "call").map(line => line.action)).toEqual(expect.arrayContaining([expect.stringMatching(/^sessions\./)]));
+	});
+
+	test("the trace id wins over an X-Request-ID (proxies add one to every request), which still names a request sent without a trace", async () => {
+		const traced = await plaza.http("GET", "/operations", undefined, { traceparent, "X-Request-ID": "caller-chosen-1" });
+		expect(traced.headers.get("x-request-id")).toBe(traceId);
+		expect(traced.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+		const untraced = await plaza.http("GET", "/operations", undefined, { "X-Request-ID": "caller-chosen-1" });
+		expect(untraced.headers.get("x-request-id")).toBe("caller-chosen-1");
+		expect(untraced.headers.get("traceparent")).toBeNull();
+	});
+
+	test.each([
+		["an unknown version", `01-${traceId}-00f067aa0ba902b7-01`],
+		["upper-case hex", `00-${traceId.toUpperCase()}-00f067aa0ba902b7-01`],
+		["an all-zero trace id", `00-${"0".repeat(32)}-00f067aa0ba902b7-01`],
+		["a short span id", `00-${traceId}-00f067aa0ba9-01`],
+		["something else", "not a trace"],
+	])("a traceparent with %s is ignored", async (_what, header) => {
+		const reply = await plaza.http("GET", "/operations", undefined, { traceparent: header });
+		expect(reply.status).toBe(200);
+		expect(reply.headers.get("traceparent")).toBeNull();
+		expect(reply.headers.get("x-request-id")).not.toBe(traceId);
+	});
+});
