@@ -4,6 +4,7 @@ import { brokerOptions } from "./shared/broker-options";
 import { usersService } from "./services/users/users.service";
 import { sessionsService } from "./services/users/sessions.service";
 import { limitsService } from "./services/users/limits.service";
+import { idempotencyService } from "./services/users/idempotency.service";
 import { graphService } from "./services/graph/graph.service";
 import { postsService } from "./services/posts/posts.service";
 import { venuesService } from "./services/venues/venues.service";
@@ -17,7 +18,7 @@ import { cachesService } from "./shared/cache/caches.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
-	users: [usersService, sessionsService, limitsService],
+	users: [usersService, sessionsService, limitsService, idempotencyService],
 	graph: [graphService],
 	posts: [postsService],
 	venues: [venuesService],

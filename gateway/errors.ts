@@ -13,7 +13,7 @@ export interface Failure {
 	responseStatus: ResponseStatus;
 	/** True when the server, not the client, is at fault: worth an error log. */
 	internal: boolean;
-	/** Seconds a 429 asks the client to wait, when the limiter said. */
+	/** Seconds a 429 or 503 asks the client to wait (Retry-After), when known. */
 	retryAfter?: number;
 }
 
@@ -27,7 +27,10 @@ interface ErrorLike {
 	data?: { errors?: FieldError[]; retryAfter?: number };
 }
 
-/** Moleculer's own failures of reaching a service: the caller should retry later (503). */
+/**
+ * Moleculer's own failures of reaching a service: the caller should retry later (503). A write's
+ * timeout or lost node never gets here as such: gateway/perform.ts makes it 504 OutcomeUnknown.
+ */
 const unavailable = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "RequestTimeoutError", "RequestSkippedError", "RequestRejectedError", "QueueIsFullError", "BrokerDisconnectedError"]);
 
 /**
@@ -48,7 +51,7 @@ function classify(err: ErrorLike): Failure {
 		return { ...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []), internal: err.code >= 500, retryAfter: err.data?.retryAfter };
 	}
 	if (err.name && unavailable.has(err.name)) {
-		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true };
+		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true, retryAfter: 1 };
 	}
 	// body-parser's request errors, and the router's
 	switch (err.type ?? err.name) {

@@ -267,7 +267,8 @@ export class HttpGateway {
 				`${req.method} ${path} failed with ${failure.status}`,
 			);
 		}
-		if (failure.status === 429) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
+		// A 429 always says when to come back; a 503 (shed load) or 409 (a key still in use) when the server knows.
+		if (failure.status === 429 || failure.retryAfter !== undefined) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
 		const challenge = failure.status === 401 && this.identifier.challenge();
 		if (challenge) res.setHeader("WWW-Authenticate", challenge);
 		if (isSoapCall(req)) void sendSoapFailure(this.config, req as SoapRequest, res, failure);

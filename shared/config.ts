@@ -26,6 +26,8 @@ export interface PlazaConfig {
 	reservationTtlSeconds: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
 	rateLimitPerMinute: number;
+	/** How long a write's answer is kept for a retry with the same Idempotency-Key. */
+	idempotencyKeyTtlSeconds: number;
 	/** The proxies in front of the gateway whose X-Forwarded-* headers are believed (TRUST_PROXY). */
 	trustProxy: TrustProxy;
 	/** Origins allowed to call Plaza from a browser (CORS_ORIGINS); empty = no CORS, Plaza's own origin only. */
@@ -65,10 +67,10 @@ export interface ClusterConfig {
 	probePort?: number;
 	/** Spans of each call, printed by Moleculer's console exporter. */
 	tracing: boolean;
-}
-
 	/** Where spans are sent (TRACING_EXPORTER=zipkin, TRACING_ENDPOINT): a Zipkin v2 endpoint, which an OpenTelemetry collector's zipkin receiver is; unset = nowhere. */
 	traceExport?: { kind: "zipkin"; endpoint: string };
+}
+
 export interface AuthConfig {
 	/** Idle time after which a session ends (sliding), and the longer one of RememberMe sessions. */
 	sessionTtlSeconds: number;
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		},
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
+		idempotencyKeyTtlSeconds: integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 24 * 3600, "IDEMPOTENCY_KEY_TTL_SECONDS"),
 		trustProxy: trustProxy(env.TRUST_PROXY),
 		corsOrigins: list(env.CORS_ORIGINS).map(origin => new URL(origin).origin),
 		logFormat: env.LOG_FORMAT === "json" ? "json" : "short",
@@ -128,10 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			bulkheadQueue: integer(env.BULKHEAD_QUEUE, 1000, "BULKHEAD_QUEUE"),
 			probePort: env.PROBE_PORT ? integer(env.PROBE_PORT, 0, "PROBE_PORT") : undefined,
 			tracing: env.TRACING === "true",
+			traceExport: traceExport(env.TRACING_EXPORTER, env.TRACING_ENDPOINT),
 		},
 	};
 }
-			traceExport: traceExport(env.TRACING_EXPORTER, env.TRACING_ENDPOINT),
 
 /** The configuration of a process that reads no environment: tests and benchmarks start from it. */
 export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig {
@@ -183,9 +186,6 @@ function trustProxy(value: string | undefined): TrustProxy {
 	return list(value);
 }
 
-function integer(value: string | undefined, fallback: number, name: string): number {
-	if (value === undefined || value === "") return fallback;
-	const n = Number(value);
 /** TRACING_EXPORTER: unset or "zipkin" (then TRACING_ENDPOINT is required); anything else is a mistake to report at start. */
 function traceExport(exporter: string | undefined, endpoint: string | undefined): ClusterConfig["traceExport"] {
 	if (!exporter || exporter === "none") return undefined;
@@ -194,6 +194,9 @@ function traceExport(exporter: string | undefined, endpoint: string | undefined)
 	return { kind: "zipkin", endpoint };
 }
 
+function integer(value: string | undefined, fallback: number, name: string): number {
+	if (value === undefined || value === "") return fallback;
+	const n = Number(value);
 	if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
 	return n;
 }

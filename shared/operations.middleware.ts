@@ -4,11 +4,13 @@ import { binderFor } from "./wire/bind";
 import { validateRequest } from "./wire/validate";
 import { callerOf, isAdmin } from "./caller";
 import { failures } from "./errors";
+import { runOnce } from "./idempotency";
 
 /**
  * The one place every catalogue operation passes through, on whichever node runs it: the caller's
  * access is checked, the request bound case-insensitively, validated and converted to Plaza's inner
- * form. Actions receive clean params and never repeat these checks.
+ * form. Actions receive clean params and never repeat these checks. A write sent with an
+ * Idempotency-Key runs once per key and caller.
  */
 export const operationsMiddleware: Middleware = {
 	name: "PlazaOperations",
@@ -22,7 +24,8 @@ export const operationsMiddleware: Middleware = {
 			const params = validateRequest(op.request, bind((ctx.params ?? {}) as Record<string, unknown>));
 			checkActors(op, ctx, params as Record<string, unknown>);
 			ctx.params = params;
-			return handler.call(this as never, ctx);
+			// A write with an Idempotency-Key runs once per key; its answer is kept where it runs (see runOnce).
+			return runOnce(ctx, op, () => handler.call(this as never, ctx));
 		};
 	},
 };

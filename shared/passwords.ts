@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, ScryptOptions } from "node:crypto";
+import { PlazaError } from "./errors";
 
 /** scrypt's parameters: N (CPU and memory), r (block size), p (parallelism). */
 export interface HashCost {
@@ -26,9 +27,57 @@ export function currentCost(): HashCost {
 /** What scrypt needs in memory for these parameters (OpenSSL: 128·r·(N + p + 2) bytes), with room to spare: Node's default maxmem is 32 MiB. */
 const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 1024 * 1024;
 
+/**
+ * Hashes run on libuv's few threads (4 by default) at about half a second each, so a burst of
+ * sign-ups queues for longer than a call may take: the call times out while its account is still
+ * made. So a hash is refused up front (503 with Retry-After: certainly not done) when the hashes
+ * already waiting would not finish within `maxWaitMs` at the pace measured.
+ */
+const queue = { maxWaitMs: Infinity, pending: 0, lastDone: 0, sumMs: 0, done: 0 };
+
+/** The longest a hash may expect to wait for the threads before it is refused (the users service sets it from REQUEST_TIMEOUT_MS). */
+export function limitHashWait(ms: number): void {
+	queue.maxWaitMs = ms;
+	// One hash now (the decoy, needed anyway) measures the pace before a burst can come.
+	decoyHash().catch(() => undefined);
+}
+
+/** Until a pace is measured, no more hashes at once than libuv has threads. */
+const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+
+function admitHash(): void {
+	if (queue.maxWaitMs === Infinity) return;
+	const msPerHash = queue.done > 0 ? queue.sumMs / queue.done : undefined;
+	const expectedMs = msPerHash === undefined ? (queue.pending < threads ? 0 : Infinity) : (queue.pending + 1) * msPerHash;
+	if (expectedMs <= queue.maxWaitMs) return;
+	const retryAfter = msPerHash === undefined ? 1 : Math.max(1, Math.ceil((expectedMs - queue.maxWaitMs) / 1000));
+	const error = new PlazaError(503, "ServiceUnavailable", `Too many passwords are being checked at once; nothing was done, retry in ${retryAfter} s`);
+	(error.data as { retryAfter?: number }).retryAfter = retryAfter;
+	throw error;
+}
+
+/** The pace: time between completions while busy (several threads finish together), averaged over the last few dozen. */
+function hashStarted(): void {
+	if (queue.pending++ === 0) queue.lastDone = Date.now();
+}
+
+function hashDone(): void {
+	const now = Date.now();
+	queue.sumMs += now - queue.lastDone;
+	queue.done += 1;
+	queue.lastDone = now;
+	queue.pending -= 1;
+	if (queue.done >= 32) {
+		queue.sumMs /= 2;
+		queue.done /= 2;
+	}
+}
+
 function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer> {
 	const options: ScryptOptions = { ...cost, maxmem: memoryFor(cost) };
-	return new Promise((resolve, reject) => scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+	admitHash();
+	hashStarted();
+	return new Promise<Buffer>((resolve, reject) => scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key)))).finally(hashDone);
 }
 
 /** A salted scrypt hash, self-describing: `scrypt$N$r$p$salt$key` (base64). */
@@ -74,6 +123,13 @@ let decoys: { cost: string; hash: Promise<string> } | undefined;
 /** A hash of nothing anyone knows, at the current cost: checked for unknown accounts, so that they take as long as known ones. */
 export function decoyHash(): Promise<string> {
 	const cost = JSON.stringify(currentCost());
-	if (decoys?.cost !== cost) decoys = { cost, hash: hashPassword(randomBytes(16).toString("hex")) };
+	if (decoys?.cost !== cost) {
+		const hash = hashPassword(randomBytes(16).toString("hex"));
+		decoys = { cost, hash };
+		// Refused under load: made again next time, not kept failed.
+		hash.catch(() => {
+			if (decoys?.hash === hash) decoys = undefined;
+		});
+	}
 	return decoys.hash;
 }

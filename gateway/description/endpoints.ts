@@ -12,6 +12,8 @@ export interface DescribedOperation {
 	response: Joi.Schema;
 	access: Access;
 	actors?: string[];
+	/** Changes nothing: a write (not `reads`) takes an Idempotency-Key. */
+	reads?: boolean;
 }
 
 /** One way to call an operation over HTTP. */

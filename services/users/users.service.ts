@@ -5,7 +5,7 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, CallerMeta, ResponseScopeMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
-import { hashPassword, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost } from "../../shared/passwords";
+import { hashPassword, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
 import { invalidate } from "../../shared/cache/invalidation";
@@ -62,6 +62,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 		mixins: [repositoryMixin(config.store, { domain: "users", migrations: usersMigrations, create: db => new UsersRepository(db), legacy: usersLegacy })],
 
 		created(this: UsersThis) {
+			// Half the call's time for the password hash to start and finish; the rest for the account's records.
+			limitHashWait(config.cluster.requestTimeoutMs / 2);
 			this.limits = new SignInLimits(config.auth, (details, message) => this.logger.warn(details, message));
 		},
 
