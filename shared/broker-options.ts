@@ -8,6 +8,7 @@ import { PrometheusText } from "./metrics";
 import { tracingOptions } from "./observability/tracing";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
+import { QueueGroupNats } from "./bus/queue-group-nats";
 
 /** Failures that say a node is in trouble (timeouts, gone, overloaded), not that a request was wrong. */
 const nodeTrouble = (err: unknown) => {
@@ -15,15 +16,34 @@ const nodeTrouble = (err: unknown) => {
 	return !!e && e.name !== "PlazaError" && typeof e.code === "number" && e.code >= 500;
 };
 
+/**
+ * Who picks the node that serves a call. Over NATS, the bus does: a call is published to the
+ * action's queue group and nats-server hands it to one live subscriber. A node killed outright
+ * loses its subscriptions as soon as its connection closes, so new calls go to the survivors at once
+ * (Moleculer's own balancer kept choosing a dead node until its heartbeats were missed, 6 s by default).
+ * Moleculer's circuit breaker only steers its own balancer, so it is off with it; in one process it
+ * would take out the only endpoint of an action, and is off too. Over a transporter with no queue
+ * groups of its own, Moleculer balances and the breaker moves calls off a failing node.
+ */
+function balancing(transporter: string | undefined): Pick<BrokerOptions, "transporter" | "disableBalancer" | "circuitBreaker"> {
+	const busBalances = !!transporter && /^nats:\/\//i.test(transporter);
+	const breakerSteers = !!transporter && !busBalances;
+	return {
+		transporter: busBalances ? new QueueGroupNats(transporter) : (transporter as BrokerOptions["transporter"]),
+		disableBalancer: busBalances,
+		circuitBreaker: { enabled: breakerSteers, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
+	};
+}
+
 /** A node ID for a process given none: Moleculer's own default names the host, which /metrics and /live would then show. */
 const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex")}`;
 
 /**
  * The broker of a Plaza process: the same in one process or many, save for the transporter.
  * Fault tolerance: call timeouts; retries only where the caller asks (reads, see readCall; writes
- * never re-run); a circuit breaker per endpoint, so calls leave a failing node; a bulkhead per
- * action, so a slow service cannot take every slot; context tracking, so a stopping node first
- * finishes what it accepted. Operations: Prometheus metrics, optional tracing, structured logs.
+ * never re-run); calls balanced by the bus itself (see balancing); a bulkhead per action, so a slow
+ * service cannot take every slot; context tracking, so a stopping node first finishes what it
+ * accepted. Operations: Prometheus metrics, optional tracing, structured logs.
  * The bus is a trust boundary: every packet sealed with CLUSTER_SECRET, internal actions only for
  * the services they serve.
  */
@@ -34,14 +54,13 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 	return {
 		namespace: "plaza",
 		nodeID: cluster.nodeId ?? unnamedNodeId(),
-		transporter: config.transporter as BrokerOptions["transporter"],
 		metadata: { readRetries: cluster.readRetries },
 		logger: plazaLogger(config.logLevel, config.logFormat),
 		requestTimeout: cluster.requestTimeoutMs,
 		heartbeatInterval: cluster.heartbeatIntervalSeconds,
 		heartbeatTimeout: cluster.heartbeatTimeoutSeconds,
 		retryPolicy: { enabled: true, retries: 0, delay: 100, maxDelay: 1000, factor: 2, check: err => (err as Errors.MoleculerRetryableError)?.retryable === true },
-		circuitBreaker: { enabled: true, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
+		...balancing(config.transporter),
 		bulkhead: { enabled: true, concurrency: cluster.bulkheadConcurrency, maxQueueSize: cluster.bulkheadQueue },
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
 		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.

@@ -43,3 +43,33 @@ export function statusCounts(outcomes: Outcome[]): Record<string, number> {
 	for (const o of outcomes) counts[`${o.kind} ${o.status}`] = (counts[`${o.kind} ${o.status}`] ?? 0) + 1;
 	return counts;
 }
+
+/** The answers of one phase of a failover run: by kind and status, and the slowest. */
+export interface PhaseFigures {
+	statuses: Record<string, number>;
+	slowestMs: number;
+}
+
+/** What a failover run shows: answers before the kill, while it settles (the first second) and after; how soon the survivor answered. */
+export interface FailoverFigures {
+	before: PhaseFigures;
+	during: PhaseFigures;
+	after: PhaseFigures;
+	/** From the kill to the first successful answer to a request sent after it. */
+	firstSurvivorAnswerMs: number;
+	failedReads: Outcome[];
+	failedWrites: Outcome[];
+}
+
+export function failoverFigures(outcomes: Outcome[], killedAt: number, settleMs = 1000): FailoverFigures {
+	const phase = (list: Outcome[]): PhaseFigures => ({ statuses: statusCounts(list), slowestMs: Math.max(0, ...list.map(o => o.at - o.sentAt)) });
+	const servedAfterKill = outcomes.filter(o => o.sentAt >= killedAt && o.status === 200).map(o => o.at - killedAt);
+	return {
+		before: phase(outcomes.filter(o => o.sentAt < killedAt)),
+		during: phase(outcomes.filter(o => o.sentAt >= killedAt && o.sentAt < killedAt + settleMs)),
+		after: phase(outcomes.filter(o => o.sentAt >= killedAt + settleMs)),
+		firstSurvivorAnswerMs: servedAfterKill.length ? Math.min(...servedAfterKill) : Infinity,
+		failedReads: outcomes.filter(o => o.kind === "read" && o.status !== 200),
+		failedWrites: outcomes.filter(o => o.kind === "write" && o.status !== 200),
+	};
+}
