@@ -63,3 +63,91 @@ describe("SQLite group commit", () => {
 		expect((await read).map(r => r.v)).toEqual(["z"]);
 	});
 });
+
+/**
+ * Acknowledged = durable, with the fsync off the event loop: SQLite only writes its log, and Plaza
+ * fsyncs it (fs.fdatasync, on libuv's thread pool) before a write is answered or a read sees it.
+ */
+describe("SQLite durable commit", () => {
+	let dir: string;
+	let db: SqliteDatabase;
+	const file = () => path.join(dir, "durable.sqlite");
+	/** The file an fsync'd descriptor is open on. */
+	const fileOf = (fd: number) => fs.readlinkSync(`/proc/self/fd/${fd}`);
+	type Callback = (err: NodeJS.ErrnoException | null) => void;
+
+	beforeEach(async () => {
+		dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-durable-"));
+		db = new SqliteDatabase(file());
+		await db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+	});
+	afterEach(async () => {
+		jest.restoreAllMocks();
+		await db.close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	});
+
+	const turns = async (n: number) => {
+		for (let i = 0; i < n; i++) await new Promise(resolve => setImmediate(resolve));
+	};
+
+	test("a write is answered, and seen by reads, only once its log's fsync has completed", async () => {
+		const held: Array<() => void> = [];
+		const real = fs.fdatasync;
+		jest.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: Callback) => {
+			held.push(() => real(fd, callback));
+		}) as typeof fs.fdatasync);
+		let answered = false;
+		let read: string[] | undefined;
+		const write = db.run("INSERT INTO t (v) VALUES ('kept')").then(() => (answered = true));
+		await turns(5);
+		const reading = db.all<{ v: string }>("SELECT v FROM t").then(rows => (read = rows.map(r => r.v)));
+		await turns(5);
+		expect(held).toHaveLength(1);
+		expect(fileOf(Number((fs.fdatasync as unknown as jest.Mock).mock.calls[0][0]))).toBe(`${file()}-wal`);
+		expect(answered).toBe(false);
+		expect(read).toBeUndefined();
+		held.shift()!();
+		await Promise.all([write, reading]);
+		expect(answered).toBe(true);
+		expect(read).toEqual(["kept"]);
+		// Another connection (another process after a restart) reads it from the files.
+		const other = new SqliteDatabase(file());
+		try {
+			expect((await other.all<{ v: string }>("SELECT v FROM t")).map(r => r.v)).toEqual(["kept"]);
+		} finally {
+			await other.close();
+		}
+	});
+
+	test("a group whose fsync fails is answered with an error, and the store then serves nothing it could lose", async () => {
+		jest.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, callback: Callback) => {
+			setImmediate(() => callback(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })));
+		}) as typeof fs.fdatasync);
+		const outcomes = await Promise.allSettled([db.run("INSERT INTO t (v) VALUES ('a')"), db.run("INSERT INTO t (v) VALUES ('b')")]);
+		expect(outcomes.map(o => o.status)).toEqual(["rejected", "rejected"]);
+		await expect(db.all("SELECT v FROM t")).rejects.toThrow(/must be restarted/);
+		await expect(db.run("INSERT INTO t (v) VALUES ('c')")).rejects.toThrow(/must be restarted/);
+	});
+
+	test("a full log is copied into the database file, fsynced, and only then emptied; every row survives a reopen", async () => {
+		const events: Array<{ file: string; logBytes: number }> = [];
+		const real = fs.fdatasync;
+		jest.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: Callback) => {
+			events.push({ file: fileOf(fd), logBytes: fs.statSync(`${file()}-wal`).size });
+			real(fd, callback);
+		}) as typeof fs.fdatasync);
+		const text = "x".repeat(2000);
+		for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 100 }, (_, i) => db.run("INSERT INTO t (v) VALUES ($1)", [`${batch}-${i}-${text}`])));
+		await db.all("SELECT count(*) AS n FROM t");
+		await turns(20);
+		const databaseSyncs = events.filter(e => e.file === file());
+		expect(databaseSyncs.length).toBeGreaterThan(0);
+		// When the database file was fsynced, the log still held everything.
+		for (const e of databaseSyncs) expect(e.logBytes).toBeGreaterThan(4 * 1024 * 1024);
+		expect(fs.statSync(`${file()}-wal`).size).toBeLessThan(4 * 1024 * 1024);
+		await db.close();
+		db = new SqliteDatabase(file());
+		expect(await db.get<{ n: number }>("SELECT count(*) AS n FROM t")).toEqual({ n: 3000 });
+	});
+});
