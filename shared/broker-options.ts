@@ -8,7 +8,7 @@ import { PrometheusText } from "./metrics";
 import { tracingOptions } from "./observability/tracing";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
-import { QueueGroupNats } from "./bus/queue-group-nats";
+import { QueueGroupNats, queueGroupsBeforeStarted } from "./bus/queue-group-nats";
 
 /** Failures that say a node is in trouble (timeouts, gone, overloaded), not that a request was wrong. */
 const nodeTrouble = (err: unknown) => {
@@ -51,6 +51,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 	const { cluster } = config;
 	if (config.transporter && !cluster.secret) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
 	const bus = config.transporter && cluster.secret ? [sealedTransit(cluster.secret)] : [];
+	const balanced = balancing(config.transporter);
 	return {
 		namespace: "plaza",
 		nodeID: cluster.nodeId ?? unnamedNodeId(),
@@ -60,7 +61,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		heartbeatInterval: cluster.heartbeatIntervalSeconds,
 		heartbeatTimeout: cluster.heartbeatTimeoutSeconds,
 		retryPolicy: { enabled: true, retries: 0, delay: 100, maxDelay: 1000, factor: 2, check: err => (err as Errors.MoleculerRetryableError)?.retryable === true },
-		...balancing(config.transporter),
+		...balanced,
 		bulkhead: { enabled: true, concurrency: cluster.bulkheadConcurrency, maxQueueSize: cluster.bulkheadQueue },
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
 		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
@@ -71,6 +72,6 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		tracing: tracingOptions(cluster),
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
-		middlewares: [...bus, internalCallers(), operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],
+		middlewares: [...bus, ...(balanced.disableBalancer ? [queueGroupsBeforeStarted] : []), internalCallers(), operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],
 	};
 }

@@ -1,4 +1,4 @@
-import { Transporters } from "moleculer";
+import { Middleware, ServiceBroker, Transporters } from "moleculer";
 
 type Subscription = InstanceType<typeof Transporters.NATS>["subscriptions"][number];
 
@@ -28,3 +28,21 @@ export class QueueGroupNats extends Transporters.NATS {
 		await Promise.all(retiring.map(sub => sub.drain().catch(() => undefined)));
 	}
 }
+
+/** The part of Moleculer's registry used here: it sends this node's INFO, renewing its queue groups first. */
+interface Discoverer {
+	sendLocalNodeInfo(): Promise<void>;
+}
+
+/**
+ * Moleculer makes a node's queue-group subscriptions only with its first INFO, which it sends up to
+ * a second (serviceChangedDebounceTime) after the node has started. Calls published meanwhile, such
+ * as one from this node's own gateway to its own services, find no subscriber and wait for their
+ * timeout. This sends the INFO, and so subscribes, before the broker counts as started (and /ready says so).
+ */
+export const queueGroupsBeforeStarted: Middleware = {
+	name: "QueueGroupsBeforeStarted",
+	async started(broker: ServiceBroker) {
+		await (broker.registry as unknown as { discoverer: Discoverer }).discoverer.sendLocalNodeInfo();
+	},
+};
