@@ -26,13 +26,26 @@ async function main(): Promise<void> {
 		probes?.close();
 		process.exit(0);
 	};
-	process.on("SIGINT", () => void stop("SIGINT"));
-	process.on("SIGTERM", () => void stop("SIGTERM"));
+	// A stop that fails still ends the process, with its reason in the log.
+	const stopOn = (signal: NodeJS.Signals) => {
+		stop(signal).catch(err => {
+			broker.logger.error("Stopping failed:", err);
+			process.exit(1);
+		});
+	};
+	process.on("SIGINT", () => stopOn("SIGINT"));
+	process.on("SIGTERM", () => stopOn("SIGTERM"));
 	// Probes first: an orchestrator sees the process alive (and not yet ready) while it starts.
 	probes = config.cluster.probePort !== undefined ? await startProbeServer(broker, config.cluster.probePort) : undefined;
 	await broker.start();
 	// With a gateway here, it says where Plaza is ready once it listens (gateway.service.ts).
-	if (!broker.getLocalService("gateway")) broker.logger.info(`Plaza node ${broker.nodeID} ready, running ${broker.services.map(s => s.name).filter(n => !n.startsWith("$")).join(", ")}`);
+	if (!broker.getLocalService("gateway"))
+		broker.logger.info(
+			`Plaza node ${broker.nodeID} ready, running ${broker.services
+				.map(s => s.name)
+				.filter(n => !n.startsWith("$"))
+				.join(", ")}`,
+		);
 }
 
 main().catch(err => {

@@ -60,7 +60,7 @@ export async function startReference(answer: { status: number; contentType: stri
 	fs.writeFileSync(file, JSON.stringify({ status: answer.status, contentType: answer.contentType, body: answer.body.toString("base64") }));
 	const child = spawn(process.execPath, [path.join(path.dirname(mainScript), "bench", "reference-server.js"), file], { stdio: ["ignore", "pipe", "inherit"] });
 	const port = await new Promise<string>((resolve, reject) => {
-		child.stdout!.once("data", chunk => resolve(String(chunk).trim()));
+		child.stdout.once("data", chunk => resolve(String(chunk).trim()));
 		child.once("exit", code => reject(new Error(`reference server exited (${code})`)));
 	});
 	return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill("SIGTERM") };

@@ -40,13 +40,19 @@ function random(seed: number): () => number {
 /** Runs `work` for 0…count−1, `concurrency` at a time (PostgreSQL takes several; SQLite serialises anyway). */
 async function each(count: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
 	let next = 0;
-	await Promise.all(Array.from({ length: concurrency }, async () => {
-		while (next < count) await work(next++);
-	}));
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) await work(next++);
+		}),
+	);
 }
 
-async function open(args: Record<string, string>): Promise<{ databases: Record<"users" | "graph" | "posts", SqlDatabase>; close(): Promise<void>; manifestFile: string }> {
-	const domains: Array<["users" | "graph" | "posts", Migration[]]> = [["users", usersMigrations], ["graph", graphMigrations], ["posts", postsMigrations]];
+async function open(args: Record<string, string>): Promise<{ databases: Record<"users" | "graph" | "posts", SqlDatabase>; close: () => Promise<void>; manifestFile: string }> {
+	const domains: Array<["users" | "graph" | "posts", Migration[]]> = [
+		["users", usersMigrations],
+		["graph", graphMigrations],
+		["posts", postsMigrations],
+	];
 	let databases: Record<string, SqlDatabase>;
 	let manifestFile = args.manifest;
 	if (args["database-url"]) {
@@ -59,7 +65,7 @@ async function open(args: Record<string, string>): Promise<{ databases: Record<"
 		manifestFile ??= path.join(dir, "seed-manifest.json");
 	}
 	for (const [name, migrations] of domains) await migrate(databases[name], name, migrations);
-	return { databases: databases as Record<"users" | "graph" | "posts", SqlDatabase>, manifestFile, close: async () => void (await Promise.all([...new Set(Object.values(databases))].map(db => db.close()))) };
+	return { databases, manifestFile, close: async () => void (await Promise.all([...new Set(Object.values(databases))].map(db => db.close()))) };
 }
 
 async function main(): Promise<void> {
@@ -77,7 +83,17 @@ async function main(): Promise<void> {
 	const hash = await hashPassword(password);
 	const userIds = Array.from({ length: userCount }, () => newGuid());
 	await each(userCount, concurrency, i =>
-		users.create({ Id: userIds[i], UserName: `seed_user_${i}`, Email: `seed${i}@example.org`, FirstName: `First${i}`, LastName: `Last${i}`, JobTitle: pick(["Engineer", "Designer", "Editor", "Teacher"]), PasswordHash: hash, CreatedTime: base + i, UpdatedTime: base + i }),
+		users.create({
+			Id: userIds[i],
+			UserName: `seed_user_${i}`,
+			Email: `seed${i}@example.org`,
+			FirstName: `First${i}`,
+			LastName: `Last${i}`,
+			JobTitle: pick(["Engineer", "Designer", "Editor", "Teacher"]),
+			PasswordHash: hash,
+			CreatedTime: base + i,
+			UpdatedTime: base + i,
+		}),
 	);
 
 	// Ten connections per user on average (five pairs begun by each), networks of about thirty, three subscriptions each.
@@ -104,7 +120,18 @@ async function main(): Promise<void> {
 		const now = base + i * step;
 		const authorId = userIds[Math.floor(rand() * userCount)];
 		const isPrivate = i % 10 === 3;
-		const post: PostRow = { Id: newGuid(), AuthorId: authorId, IsPrivate: isPrivate, Content: `Post ${i}: ${"lorem ipsum dolor sit amet ".repeat(1 + (i % 4))}`, MessageType: 0, CreatedTime: now, UpdatedTime: now, ContentCreatedTime: now, ContentUpdatedTime: now, ExpirationDate: undefined };
+		const post: PostRow = {
+			Id: newGuid(),
+			AuthorId: authorId,
+			IsPrivate: isPrivate,
+			Content: `Post ${i}: ${"lorem ipsum dolor sit amet ".repeat(1 + (i % 4))}`,
+			MessageType: 0,
+			CreatedTime: now,
+			UpdatedTime: now,
+			ContentCreatedTime: now,
+			ContentUpdatedTime: now,
+			ExpirationDate: undefined,
+		};
 		const values = [`topic${Math.floor(rand() * 500)}`, ...(i % 5 === 0 ? [commonTag] : []), ...(i % 10_000 === 7 ? [rareTag] : [])];
 		const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 		const recipients: NewRecipient[] = isPrivate ? [{ id: pick(userIds), type: "User" }, ...(i % 20 === 3 ? [{ id: pick(networks), type: "Network" as const }] : [])] : [];
@@ -119,7 +146,18 @@ async function main(): Promise<void> {
 
 	const seconds = (Date.now() - started) / 1000;
 	const postSeconds = (Date.now() - postsStarted) / 1000;
-	const manifest: SeedManifest = { users: userCount, posts: postCount, password, userNames: userIds.slice(0, 200).map((_, i) => `seed_user_${i}`), userIds: userIds.slice(0, 200), postsWithComments, commonTag, rareTag, seconds, postsPerSecond: Math.round(postCount / postSeconds) };
+	const manifest: SeedManifest = {
+		users: userCount,
+		posts: postCount,
+		password,
+		userNames: userIds.slice(0, 200).map((_, i) => `seed_user_${i}`),
+		userIds: userIds.slice(0, 200),
+		postsWithComments,
+		commonTag,
+		rareTag,
+		seconds,
+		postsPerSecond: Math.round(postCount / postSeconds),
+	};
 	fs.mkdirSync(path.dirname(path.resolve(manifestFile)), { recursive: true });
 	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 	await close();

@@ -38,7 +38,7 @@ export async function readBody(req: IncomingMessage & { body?: unknown }, res: S
 		return;
 	}
 	for (const parse of parsersFor(limitBytes)) {
-		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? err) : resolve())));
+		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? (err as Error)) : resolve())));
 		if (req.body !== undefined) return;
 	}
 }

@@ -75,7 +75,7 @@ export class HttpGateway {
 		this.budget = new RequestBudget(config, service);
 		this.responses = new ResponseCache(this.broker);
 		this.cors = corsFor(config);
-		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res));
+		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res).catch(err => this.lastResort(res, err)));
 	}
 
 	listen(port: number): Promise<Server> {
@@ -246,11 +246,15 @@ export class HttpGateway {
 			const path = (req.$rawUrl ?? req.url ?? "").split("?")[0];
 			const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
 			// Info in every format: the default log shows each request (the short line appends requestID=…).
-			this.logger.info(
-				{ event: "request", method: req.method, path, status: res.statusCode, ms, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name },
-				`${req.method} ${path} ${res.statusCode} ${ms} ms`,
-			);
+			this.logger.info({ event: "request", method: req.method, path, status: res.statusCode, ms, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name }, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
 		});
+	}
+
+	/** Writing the answer itself failed: logged, and the connection closed, rather than an unhandled rejection ending the process. */
+	private lastResort(res: ServerResponse, err: unknown): void {
+		this.logger.error({ event: "response-failed", error: err }, "Writing a response failed");
+		if (!res.headersSent) res.statusCode = 500;
+		res.end();
 	}
 
 	private writeFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void {
@@ -271,8 +275,8 @@ export class HttpGateway {
 		if (failure.status === 429 || failure.retryAfter !== undefined) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
 		const challenge = failure.status === 401 && this.identifier.challenge();
 		if (challenge) res.setHeader("WWW-Authenticate", challenge);
-		if (isSoapCall(req)) void sendSoapFailure(this.config, req as SoapRequest, res, failure);
-		else sendFailure(req as GatewayRequest, res, failure.status, failure.responseStatus);
+		if (isSoapCall(req)) sendSoapFailure(this.config, req as SoapRequest, res, failure).catch(err => this.lastResort(res, err));
+		else sendFailure(req, res, failure.status, failure.responseStatus);
 	}
 }
 

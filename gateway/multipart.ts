@@ -32,7 +32,7 @@ export function readMultipart(req: IncomingMessage, limitBytes: number): Promise
 			if (total > limitBytes) return fail(failures.payloadTooLarge(limitBytes));
 			// A repeated name is a list, as in a form body (Tags=a&Tags=b).
 			const earlier = fields[name];
-			fields[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+			fields[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? (earlier as unknown[]) : [earlier]), value];
 		});
 		parser.on("file", (name, stream, _filename, _encoding, mimeType) => {
 			const chunks: Buffer[] = [];

@@ -47,7 +47,6 @@ export class RequestBudget {
 
 	private sending = new Map<string, number>();
 
-
 	private timer?: NodeJS.Timeout;
 
 	private stopped = false;
@@ -115,7 +114,7 @@ export class RequestBudget {
 
 	private sendSoon(): void {
 		if (this.stopped || this.timer || this.queued) return;
-		this.timer = setTimeout(() => void this.sendNow(), flushEveryMs);
+		this.timer = setTimeout(() => void this.sendNow().catch(err => this.warn(this.service, err)), flushEveryMs);
 		this.timer.unref();
 	}
 

@@ -129,5 +129,9 @@ function callerKeyOf(caller: Caller | undefined): string {
 
 /** The request's fields in one spelling, whatever their order. */
 function canonical(params: Record<string, unknown>): string {
-	return JSON.stringify(Object.keys(params).sort().map(key => [key, params[key]]));
+	return JSON.stringify(
+		Object.keys(params)
+			.sort()
+			.map(key => [key, params[key]]),
+	);
 }

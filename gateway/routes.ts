@@ -10,9 +10,7 @@ export type Surface = "rest" | "generic";
  * What a matched route runs: an operation of the catalogue (on a surface; `oneWay` when it answers
  * 204 with no body, as /json/oneway does), or a page of the gateway's own.
  */
-export type RouteTarget =
-	| { kind: "operation"; surface: Surface; oneWay?: boolean; operation: (params: Record<string, string | undefined>) => Operation | undefined }
-	| { kind: "page"; page: PageHandler };
+export type RouteTarget = { kind: "operation"; surface: Surface; oneWay?: boolean; operation: (params: Record<string, string | undefined>) => Operation | undefined } | { kind: "page"; page: PageHandler };
 
 /** A route found for a request: what it runs and the fields its path held. */
 export interface FoundRoute {
@@ -51,7 +49,7 @@ export class Routes {
 	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });
 
 	constructor(pages: Record<string, PageHandler>) {
-		for (const op of catalogue) for (const r of op.routes) this.add(r.method as Method, r.path, { kind: "operation", surface: "rest", operation: () => op });
+		for (const op of catalogue) for (const r of op.routes) this.add(r.method, r.path, { kind: "operation", surface: "rest", operation: () => op });
 		const operation = (params: Record<string, string | undefined>) => operationNamed(unbatched(params.operation ?? ""));
 		for (const prefix of genericPrefixes) for (const verb of verbs) this.add(verb, `${prefix}/:operation`, { kind: "operation", surface: "generic", operation });
 		for (const verb of verbs) this.add(verb, `${oneWayPrefix}/:operation`, { kind: "operation", surface: "generic", oneWay: true, operation });

@@ -1,11 +1,7 @@
 import path from "node:path";
 
 /** Where a service keeps its records: SQLite files under DATA_DIR (or in memory), PostgreSQL, or MongoDB. */
-export type StoreConfig =
-	| { kind: "memory" }
-	| { kind: "sqlite"; dir: string }
-	| { kind: "mongo"; uri: string }
-	| { kind: "postgres"; url: string };
+export type StoreConfig = { kind: "memory" } | { kind: "sqlite"; dir: string } | { kind: "mongo"; uri: string } | { kind: "postgres"; url: string };
 
 /** Everything a Plaza process can be told, read once from the environment (PRODUCT.md §5). */
 export interface PlazaConfig {
@@ -150,7 +146,10 @@ function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
 }
 
 function list(value: string | undefined): string[] {
-	return (value ?? "").split(",").map(s => s.trim()).filter(Boolean);
+	return (value ?? "")
+		.split(",")
+		.map(s => s.trim())
+		.filter(Boolean);
 }
 
 /** Values shipped in examples and templates: a deployment that kept one would open its door to anyone who read them. */

@@ -26,8 +26,7 @@ export const failures = {
 	unauthorized: (message = "Sign in to do this") => new PlazaError(401, "Unauthorized", message),
 	forbidden: (message = "You are not allowed to do this") => new PlazaError(403, "Forbidden", message),
 	notFound: (what: string) => new PlazaError(404, "NotFound", `${what} was not found`),
-	alreadyExists: (fieldName?: string, message = "The record already exists") =>
-		new PlazaError(409, "AlreadyExists", message, fieldName ? [{ ErrorCode: "AlreadyExists", FieldName: fieldName, Message: message }] : []),
+	alreadyExists: (fieldName?: string, message = "The record already exists") => new PlazaError(409, "AlreadyExists", message, fieldName ? [{ ErrorCode: "AlreadyExists", FieldName: fieldName, Message: message }] : []),
 	tooManyRequests: (retryAfterSeconds: number, message = "Too many requests; slow down") => {
 		const error = new PlazaError(429, "TooManyRequests", message);
 		(error.data as { retryAfter?: number }).retryAfter = retryAfterSeconds;

@@ -35,9 +35,13 @@ export async function runOnce(ctx: Context, op: Operation, run: () => Promise<un
 	// The key is this call's alone: the calls it makes (e.g. sessions.open) must not claim it again.
 	delete meta.idempotencyKey;
 	if (key === undefined || op.reads) return run();
-	const secret = createHmac("sha256", key).update(`plaza idempotency\0${scopeOf(ctx)}`).digest();
+	const secret = createHmac("sha256", key)
+		.update(`plaza idempotency\0${scopeOf(ctx)}`)
+		.digest();
 	const keyId = createHash("sha256").update(secret).digest("hex");
-	const fingerprint = createHmac("sha256", secret).update(`${op.name}\0${stableJson(ctx.params)}`).digest("base64");
+	const fingerprint = createHmac("sha256", secret)
+		.update(`${op.name}\0${stableJson(ctx.params)}`)
+		.digest("base64");
 	const claim = await ctx.call<KeyClaim, { keyId: string; fingerprint: string }>("idempotency.claim", { keyId, fingerprint });
 	if (claim.state !== "claimed" && claim.fingerprint !== fingerprint) {
 		throw new PlazaError(422, "IdempotencyKeyReused", "This Idempotency-Key was used for a different request; use a new key for a new request");

@@ -1,6 +1,6 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 import { nodeMetricsText } from "./observability/node-metrics";
-import { MetricNaming, MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
+import { MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
 
 /** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
 export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
@@ -17,14 +17,14 @@ export class PrometheusText extends MetricReporters.Prometheus {
 
 	override init(registry: MetricRegistry): void {
 		// The base reporter's init (registry, logger, prefix); the Prometheus one would also listen on a port.
-		(MetricReporters.Base.prototype.init as (this: MetricReporters.Base, registry: MetricRegistry) => void).call(this, registry);
+		MetricReporters.Base.prototype.init.call(this, registry);
 		const labels = this.opts.defaultLabels;
 		(this as unknown as { defaultLabels: unknown }).defaultLabels = typeof labels === "function" ? labels.call(this, registry) : labels;
 	}
 
 	override generatePrometheusResponse(): string {
 		const store = (this.registry as unknown as { store: Map<string, MoleculerMetric> }).store;
-		return prometheusFormat(store.values(), this as unknown as MetricNaming);
+		return prometheusFormat(store.values(), this);
 	}
 
 	override async stop(): Promise<void> {}

@@ -1,4 +1,5 @@
 import { ActionHandler, ActionSchema, Context, Middleware } from "moleculer";
+import Joi from "joi";
 import { operationOf, Operation } from "./catalogue";
 import { binderFor } from "./wire/bind";
 import { validateRequest } from "./wire/validate";
@@ -21,11 +22,11 @@ export const operationsMiddleware: Middleware = {
 		// Async, so that a refusal is a rejected promise: thrown synchronously inside Moleculer's bulkhead, it would keep its slot for good.
 		return async function checkedOperation(this: unknown, ctx: Context) {
 			checkAccess(op, ctx);
-			const params = validateRequest(op.request, bind((ctx.params ?? {}) as Record<string, unknown>));
-			checkActors(op, ctx, params as Record<string, unknown>);
+			const params = validateRequest(op.request as Joi.ObjectSchema<Record<string, unknown>>, bind((ctx.params ?? {}) as Record<string, unknown>));
+			checkActors(op, ctx, params);
 			ctx.params = params;
 			// A write with an Idempotency-Key runs once per key; its answer is kept where it runs (see runOnce).
-			return runOnce(ctx, op, () => handler.call(this as never, ctx));
+			return runOnce(ctx, op, () => handler.call(this as never, ctx) as Promise<unknown>);
 		};
 	},
 };

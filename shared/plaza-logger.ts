@@ -20,13 +20,12 @@ const startUpChatter = [
 const isChatter = (args: unknown[]) => typeof args[0] === "string" && startUpChatter.some(pattern => pattern.test(args[0] as string));
 
 /** A line's fields come first, as `logger.info({ requestID, path }, "message")`; an Error is not a field record. */
-const isFields = (value: unknown): value is Record<string, unknown> =>
-	value !== null && typeof value === "object" && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+const isFields = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
 /** An Error among the fields keeps its name, message and stack in JSON (JSON.stringify would give `{}`). */
-const jsonFields = (fields: Record<string, unknown>) =>
-	Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value]));
+const jsonFields = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value]));
 
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects go to JSON; String() is for the scalars left
 const shortValue = (value: unknown) => (typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : typeof value === "object" ? JSON.stringify(value) : String(value));
 
 /**
@@ -36,7 +35,11 @@ const shortValue = (value: unknown) => (typeof value === "string" && /^[^\s"=]+$
 function shortArgs(args: unknown[]): unknown[] {
 	const [fields, message = "", ...rest] = args;
 	if (!isFields(fields)) return args;
-	const shown = new Set(String(message).split(/\s+/).map(word => word.replace(/[,;:.]$/, "")));
+	const shown = new Set(
+		String(message)
+			.split(/\s+/)
+			.map(word => word.replace(/[,;:.]$/, "")),
+	);
 	const errors: Error[] = [];
 	const pairs: string[] = [];
 	for (const [key, value] of Object.entries(fields)) {

@@ -101,11 +101,7 @@ describe("registration and sign-in", () => {
 		const reply = await plaza.http<AuthBody>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password, RememberMe: true });
 		const token = reply.body.SessionId!;
 		const cookies = reply.headers.getSetCookie();
-		expect(cookies).toEqual([
-			`ss-id=${token}; Path=/; HttpOnly; SameSite=Lax`,
-			`ss-pid=${token}; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax`,
-			"ss-opt=perm; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax",
-		]);
+		expect(cookies).toEqual([`ss-id=${token}; Path=/; HttpOnly; SameSite=Lax`, `ss-pid=${token}; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax`, "ss-opt=perm; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax"]);
 		const withPermanentOnly = await plaza.http("GET", `/Users/${user.userId}`, undefined, { Cookie: `ss-pid=${token}; ss-opt=perm` });
 		expect(withPermanentOnly.status).toBe(200);
 	});
@@ -237,7 +233,11 @@ describe("acting only as oneself", () => {
 	});
 
 	test("an anonymous caller must sign in: 401", async () => {
-		for (const [method, route] of [["GET", "/Users"], ["GET", `/Users/${ann.userId}`], ["PUT", `/Users/${ann.userId}`]]) {
+		for (const [method, route] of [
+			["GET", "/Users"],
+			["GET", `/Users/${ann.userId}`],
+			["PUT", `/Users/${ann.userId}`],
+		]) {
 			const reply = await plaza.http<ErrorBody>(method, route, method === "PUT" ? { FirstName: "A", LastName: "B" } : undefined);
 			expect(reply.status).toBe(401);
 		}
@@ -385,9 +385,14 @@ describe("HTTP Digest, when switched on", () => {
 		const uri = "/auth/digest";
 		const ha1 = md5(`${user.userName}:/auth/digest:${user.password}`);
 		const response = md5(`${ha1}:${nonce}:00000001:xyz:auth:${md5(`POST:${uri}`)}`);
-		const reply = await plaza.http<AuthBody>("POST", uri, {}, {
-			Authorization: `Digest username="${user.userName}", realm="/auth/digest", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="xyz", response="${response}"`,
-		});
+		const reply = await plaza.http<AuthBody>(
+			"POST",
+			uri,
+			{},
+			{
+				Authorization: `Digest username="${user.userName}", realm="/auth/digest", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="xyz", response="${response}"`,
+			},
+		);
 		expect(reply.status).toBe(200);
 		expect(reply.body).toMatchObject({ UserId: user.userId, SessionId: expect.any(String) });
 	});

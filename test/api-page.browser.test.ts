@@ -5,6 +5,8 @@ import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 /** Debian's Chromium (.ci/run installs it); these flags keep it off the closed network. Playwright gives it a fresh profile. */
 const executablePath = process.env.PLAZA_CHROMIUM ?? "/usr/bin/chromium";
 const args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+/** What these tests read of a page element (the DOM types are not in this project's lib). */
+type Shown = { textContent: string | null; getAttribute(name: string): string | null };
 
 describe("the API page (Swagger UI) in headless Chromium", () => {
 	let plaza: TestPlaza;
@@ -29,7 +31,7 @@ describe("the API page (Swagger UI) in headless Chromium", () => {
 	});
 
 	test("shows every operation of the catalogue, under a policy that lets the page run and nothing else", async () => {
-		const shown = new Set(await page.$$eval(".opblock .opblock-summary-operation-id", nodes => nodes.map(n => (n.textContent ?? "").trim())));
+		const shown = new Set(await page.$$eval(".opblock .opblock-summary-operation-id", (nodes: Shown[]) => nodes.map(n => (n.textContent ?? "").trim())));
 		expect(catalogue.filter(op => !shown.has(op.name)).map(op => op.name)).toEqual([]);
 		expect(await page.title()).toBe("Plaza API");
 		expect(problems).toEqual([]);
@@ -89,14 +91,14 @@ describe("the API page (Swagger UI) in headless Chromium", () => {
 		try {
 			await tab.goto(`${plaza.url}/metadata`);
 			expect(await tab.title()).toBe("Plaza metadata");
-			const listed = await tab.$$eval("tbody tr td:first-child a", links => links.map(a => (a.textContent ?? "").trim()));
+			const listed = await tab.$$eval("tbody tr td:first-child a", (links: Shown[]) => links.map(a => (a.textContent ?? "").trim()));
 			expect(listed).toEqual(catalogue.map(op => op.name));
 			// The page's own stylesheet applied: its hash is in the policy.
 			const inPage = (th: unknown) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(th).backgroundColor;
 			expect(await tab.$eval("th", inPage)).toBe("rgb(245, 245, 245)");
 
 			// Every link on the index leads somewhere that answers.
-			const hrefs = [...new Set(await tab.$$eval("a", links => links.map(a => a.getAttribute("href") ?? "")))].map(href => new URL(href, plaza.url).href);
+			const hrefs = [...new Set(await tab.$$eval("a", (links: Shown[]) => links.map(a => a.getAttribute("href") ?? "")))].map(href => new URL(href, plaza.url).href);
 			expect(hrefs.length).toBeGreaterThan(catalogue.length * 3);
 			const broken: string[] = [];
 			for (const href of hrefs) {
@@ -109,7 +111,13 @@ describe("the API page (Swagger UI) in headless Chromium", () => {
 			await tab.waitForURL(`${plaza.url}/json/metadata?op=CreatePost`);
 			expect(await tab.locator("h1").textContent()).toBe("CreatePost");
 			expect(await tab.locator("pre").first().textContent()).toContain('"IsPrivate": false');
-			expect(await tab.locator("tr", { has: tab.locator("code", { hasText: /^IsPrivate$/ }) }).first().locator("td").allTextContents()).toEqual(["IsPrivate", "bool", "no", "Default false"]);
+			expect(
+				await tab
+					.locator("tr", { has: tab.locator("code", { hasText: /^IsPrivate$/ }) })
+					.first()
+					.locator("td")
+					.allTextContents(),
+			).toEqual(["IsPrivate", "bool", "no", "Default false"]);
 
 			await tab.locator("a", { hasText: /^XML$/ }).click();
 			await tab.waitForURL(`${plaza.url}/xml/metadata?op=CreatePost`);

@@ -113,10 +113,10 @@ describe("internal actions answer the services they serve (one process)", () => 
 			if (action.visibility !== "public") return handler;
 			return function servedCall(this: unknown, ctx: Context) {
 				served.add(`${action.name} by ${ctx.caller}`);
-				return handler.call(this as never, ctx);
+				return handler.call(this as never, ctx) as unknown;
 			};
 		},
-	} as Middleware;
+	};
 	let plaza: TestPlaza;
 	beforeAll(async () => {
 		plaza = await startPlaza({}, [spy]);
@@ -233,7 +233,24 @@ describeWithNats("a Plaza node on NATS with credentials and a CLUSTER_SECRET", (
 		const before = await counts();
 		const answers = client.subscribe("MOL-plaza.RES.rogue-raw");
 		const request = (action: string, params: unknown) =>
-			Buffer.from(JSON.stringify({ ver: "5", sender: "rogue-raw", id: randomUUID(), action, params, meta: { user: admin }, headers: {}, timeout: 5000, level: 1, tracing: false, parentID: null, requestID: randomUUID(), caller: "gateway", stream: false }));
+			Buffer.from(
+				JSON.stringify({
+					ver: "5",
+					sender: "rogue-raw",
+					id: randomUUID(),
+					action,
+					params,
+					meta: { user: admin },
+					headers: {},
+					timeout: 5000,
+					level: 1,
+					tracing: false,
+					parentID: null,
+					requestID: randomUUID(),
+					caller: "gateway",
+					stream: false,
+				}),
+			);
 		client.publish(`MOL-plaza.REQ.${plazaNode}`, request("users.create", createUser("rogue_raw_packet")));
 		client.publish(`MOL-plaza.REQ.${plazaNode}`, request("sessions.open", { user: admin, persistent: false }));
 		await client.flush();

@@ -297,7 +297,7 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		// FindPost's answer is kept at gateway B (a public post); the author's feed is asked of a posts node every time.
 		const feedThroughB = () => b.call("GET", `/Users/${ann.userId}/Feed`, undefined, as(ann));
 		const names = async () => ({
-			connection: ((await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0] as WireRecord).LastName,
+			connection: (await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0].LastName,
 			author: (await b.call("GET", `/Posts/${post.Id}`, undefined, as(bob))).body.AuthorDisplayName,
 			inFeed: ((await feedThroughB()).body as unknown as Records)[0]?.AuthorDisplayName,
 		});

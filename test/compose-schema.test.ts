@@ -38,9 +38,7 @@ test("a misspelled key is rejected where it lands, through the merge keys too", 
 	expect(problems(broken("docker-compose.yml", "      replicas: 2", "      replica: 2"))).toEqual(["/services/posts/deploy must NOT have additional properties: replica"]);
 	// A typo in the shared x-plaza block lands in every service that merges it.
 	const plazaServices = ["gateway", "users", "graph", "posts", "venues", "systems"];
-	expect(problems(broken("docker-compose.yml", "  read_only: true", "  read_onyl: true")).sort()).toEqual(
-		plazaServices.map(s => `/services/${s} must NOT have additional properties: read_onyl`).sort(),
-	);
+	expect(problems(broken("docker-compose.yml", "  read_only: true", "  read_onyl: true")).sort()).toEqual(plazaServices.map(s => `/services/${s} must NOT have additional properties: read_onyl`).sort());
 	expect(problems(broken("docker-compose.embedded.yml", "    security_opt:", "    security_opts:"))).toEqual(["/services/plaza must NOT have additional properties: security_opts"]);
 });
 

@@ -83,7 +83,7 @@ describe("kill -9 between the writes of a multi-record operation", () => {
 		expect(acknowledged.connections.length + acknowledged.members.length + acknowledged.workItems.length).toBeGreaterThan(10);
 		// Connections: every side has its counterpart (acknowledged or cut off), and every acknowledged pair is there.
 		const sides = new Set<string>();
-		for (const user of users) for (const c of (await send("GET", `/Users/${user}/Connections?Limit=1000`)).body) sides.add(`${c.OwnerId}>${c.UserId}`);
+		for (const user of users) for (const c of (await send("GET", `/Users/${user}/Connections?Limit=1000`)).body) sides.add(`${String(c.OwnerId)}>${String(c.UserId)}`);
 		for (const side of sides) expect(sides).toContain(side.split(">").reverse().join(">"));
 		for (const [a, b] of acknowledged.connections) expect(sides).toContain(`${a}>${b}`);
 		// Memberships: each network counts exactly its members, and every acknowledged one is a member.
@@ -99,7 +99,7 @@ describe("kill -9 between the writes of a multi-record operation", () => {
 		}
 		for (const ref of refsTried) {
 			const maps = (await send("GET", `/ServiceMaps?ReferenceId=${ref}&SystemId=${system}`)).body;
-			if (maps.length) expect((await send("GET", `/WorkItems/${maps[0].WorkItemId}`)).status).toBe(200);
+			if (maps.length) expect((await send("GET", `/WorkItems/${String(maps[0].WorkItemId)}`)).status).toBe(200);
 			else expect((await send("POST", "/WorkItems", { ShortDescription: "retry", ReferenceId: ref, SystemId: system, IsMappingRequired: true })).status).toBe(200);
 		}
 		proc!.child.kill("SIGTERM");

@@ -18,7 +18,11 @@ const domains = Object.keys(serviceFactories);
 const plazaImage = `plaza:${(JSON.parse(read("package.json")) as { version: string }).version}`;
 /** How long a stopping process takes: the registry's stopDelay (leaving the cluster) and the gateway's drain, read from the code. */
 const stopDelayMs = Number(read("shared/broker-options.ts").match(/stopDelay: config\.transporter \? (\d+)/)?.[1]);
-const drainMs = Number(read("gateway/http-gateway.ts").match(/const drainMs = ([\d_]+);/)?.[1].replace(/_/g, ""));
+const drainMs = Number(
+	read("gateway/http-gateway.ts")
+		.match(/const drainMs = ([\d_]+);/)?.[1]
+		.replace(/_/g, ""),
+);
 /** The user the image runs as: the node image's `node`, uid 1000. */
 const imageUser = read("Dockerfile").match(/^USER (\S+)$/m)?.[1];
 
@@ -195,7 +199,7 @@ describe("Kubernetes manifests", () => {
 		// NATS_PASSWORD and POSTGRES_PASSWORD are the servers' own (nats.yaml, postgres.yaml), not variables Plaza reads.
 		expect([...Object.keys(config), ...Object.keys(documentedSecret)].filter(k => !knownVariables.has(k) && k !== "POSTGRES_PASSWORD" && k !== "NATS_PASSWORD")).toEqual([]);
 		expect(Object.keys(documentedSecret)).toEqual(expect.arrayContaining(["ADMIN_API_KEY", "CLUSTER_SECRET", "NATS_PASSWORD", "TRANSPORTER", "POSTGRES_PASSWORD", "DATABASE_URL"]));
-		expect(documentedSecret.TRANSPORTER).toBe(`nats://plaza:$NATS_PASSWORD@nats:${get(named("Service", "nats"), "spec", "ports", 0, "port")}`);
+		expect(documentedSecret.TRANSPORTER).toBe(`nats://plaza:$NATS_PASSWORD@nats:${String(get(named("Service", "nats"), "spec", "ports", 0, "port"))}`);
 		const natsConf = String((named("ConfigMap", "nats-config")!.data as Yaml)["nats.conf"]);
 		expect(natsConf).toMatch(/max_payload: 16MB/);
 		// No proxy ships in front of the gateway: trusting one would let every client write its own X-Forwarded-For.
@@ -335,9 +339,7 @@ describe("Kubernetes manifests", () => {
 		const workload = (name: string) => workloads.find(w => w.name === name)!;
 		/** A peer that is exactly Plaza's processes of this namespace (no namespaceSelector, no addresses). */
 		const isPlazaPeer = (peer: Peer) =>
-			Object.keys(peer).join() === "podSelector" &&
-			plazaPods.every(w => selects(peer.podSelector!, w.labels)) &&
-			workloads.filter(w => !plazaPods.includes(w)).every(w => !selects(peer.podSelector!, w.labels));
+			Object.keys(peer).join() === "podSelector" && plazaPods.every(w => selects(peer.podSelector!, w.labels)) && workloads.filter(w => !plazaPods.includes(w)).every(w => !selects(peer.podSelector!, w.labels));
 
 		test("selectors by labels only, Ingress types declared; ingress denied by default in the namespace", () => {
 			expect(policies.every(p => p.apiVersion === "networking.k8s.io/v1")).toBe(true);

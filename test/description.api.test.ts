@@ -79,7 +79,13 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(catalogue.length).toBeGreaterThan(0);
 		for (const op of catalogue) {
 			expect({ op: op.name, soap: soapOperations.includes(op.name) }).toEqual({ op: op.name, soap: true });
-			for (const part of [`<wsdl:message name="${op.name}In">`, `<wsdl:part name="par" element="tns:${op.name}Response" />`, `soapAction="http://schemas.servicestack.net/types/${op.name}"`, `<xs:complexType name="${op.name}">`, `<xs:complexType name="${op.name}Response">`]) {
+			for (const part of [
+				`<wsdl:message name="${op.name}In">`,
+				`<wsdl:part name="par" element="tns:${op.name}Response" />`,
+				`soapAction="http://schemas.servicestack.net/types/${op.name}"`,
+				`<xs:complexType name="${op.name}">`,
+				`<xs:complexType name="${op.name}Response">`,
+			]) {
 				expect({ op: op.name, part, found: wsdl.includes(part) }).toEqual({ op: op.name, part, found: true });
 			}
 			expect({ op: op.name, resources: nicknames.has(op.name) }).toEqual({ op: op.name, resources: true });
@@ -110,13 +116,32 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="Interests" nillable="true" type="arr:ArrayOfstring" />');
 		expect(wsdl).toContain('<xs:complexType name="ArrayOfUser">\n        <xs:sequence>\n          <xs:element minOccurs="0" maxOccurs="unbounded" name="User" nillable="true" type="tns:User" />');
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="Users" nillable="true" type="tns:ArrayOfUser" />');
-		expect(wsdl).toMatch(/<xs:complexType name="ResponseStatus">\s*<xs:sequence>\s*<xs:element minOccurs="0" name="ErrorCode"[^>]*>\s*<xs:element minOccurs="0" name="Message"[^>]*>\s*<xs:element minOccurs="0" name="StackTrace"[^>]*>\s*<xs:element minOccurs="0" name="Errors" nillable="true" type="tns:ArrayOfResponseError" \/>/);
+		expect(wsdl).toMatch(
+			/<xs:complexType name="ResponseStatus">\s*<xs:sequence>\s*<xs:element minOccurs="0" name="ErrorCode"[^>]*>\s*<xs:element minOccurs="0" name="Message"[^>]*>\s*<xs:element minOccurs="0" name="StackTrace"[^>]*>\s*<xs:element minOccurs="0" name="Errors" nillable="true" type="tns:ArrayOfResponseError" \/>/,
+		);
 		expect(wsdl).toContain('<wsdl:portType name="ISyncReply">');
 		expect(wsdl).toContain('<wsdl:binding name="BasicHttpBinding_ISyncReply" type="svc:ISyncReply">');
 		expect(wsdl).toContain('<soap:binding transport="http://schemas.xmlsoap.org/soap/http" />');
 		expect(wsdl).toContain('<soap:operation soapAction="http://schemas.servicestack.net/types/CreateUser" style="document" />');
 		expect(wsdl).toContain(`<wsdl:service name="SyncReply">\n    <wsdl:port name="BasicHttpBinding_ISyncReply" binding="svc:BasicHttpBinding_ISyncReply">\n      <soap:address location="${plaza.url}/soap11" />`);
-		for (const record of ["ResourceRequest", "ResourceResponse", "Resources", "ResourcesResponse", "MethodDescription", "MethodOperation", "ErrorResponseStatus", "MethodOperationParameter", "ParameterAllowableValues", "SwaggerModel", "ModelProperty", "RestService", "Registration", "RegistrationResponse", "Auth", "AuthResponse"]) {
+		for (const record of [
+			"ResourceRequest",
+			"ResourceResponse",
+			"Resources",
+			"ResourcesResponse",
+			"MethodDescription",
+			"MethodOperation",
+			"ErrorResponseStatus",
+			"MethodOperationParameter",
+			"ParameterAllowableValues",
+			"SwaggerModel",
+			"ModelProperty",
+			"RestService",
+			"Registration",
+			"RegistrationResponse",
+			"Auth",
+			"AuthResponse",
+		]) {
 			expect(wsdl).toContain(`<xs:complexType name="${record}">`);
 		}
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="code" type="xs:int" />');
@@ -132,7 +157,12 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		const reply = await plaza.http<Json & { apis: RestService[] }>("GET", "/resources");
 		expect(reply.status).toBe(200);
 		expect(reply.body).toMatchObject({ apiVersion: "1.0", swaggerVersion: "1.2", basePath: plaza.url });
-		expect(reply.body.apis).toEqual(expect.arrayContaining([{ path: "/resource/Users", description: expect.stringContaining("FindUser") }, { path: "/resource/register", description: "Registration" }]));
+		expect(reply.body.apis).toEqual(
+			expect.arrayContaining([
+				{ path: "/resource/Users", description: expect.stringContaining("FindUser") },
+				{ path: "/resource/register", description: "Registration" },
+			]),
+		);
 	});
 
 	test("GET /resource/{Name} describes a resource's paths, operations, parameters and models", async () => {
@@ -238,7 +268,7 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 					'const post: components["schemas"]["CreatePost"] = { AuthorId: "0f8fad5bd9cb469fa16570867728950e", Content: "Hello" };',
 					'const network: components["schemas"]["CreateNetwork"] = { OwnerId: "0f8fad5bd9cb469fa16570867728950e", Name: "Readers" };',
 					'const page: NonNullable<operations["AllUsers"]["parameters"]["query"]> = {};',
-					'// @ts-expect-error Content is required',
+					"// @ts-expect-error Content is required",
 					'const missing: components["schemas"]["CreatePost"] = { AuthorId: "0f8fad5bd9cb469fa16570867728950e" };',
 					"export { post, network, page, missing };",
 					"",

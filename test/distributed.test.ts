@@ -115,8 +115,16 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		expect(reply.headers.get("x-request-id")).toBe(requestID);
 		await sleep(300);
 		expect(logLines(node("gateway-1")).find(l => l.requestID === requestID && l.event === "request")).toMatchObject({ path: `/Users/${author.userId}`, status: 200 });
-		expect(logLines(node("users-1")).filter(l => l.requestID === requestID).map(l => l.action)).toEqual(expect.arrayContaining(["users.find", "sessions.resolve"]));
-		expect(logLines(node("graph-1")).filter(l => l.requestID === requestID).map(l => l.action)).toContain("graph.embedFor");
+		expect(
+			logLines(node("users-1"))
+				.filter(l => l.requestID === requestID)
+				.map(l => l.action),
+		).toEqual(expect.arrayContaining(["users.find", "sessions.resolve"]));
+		expect(
+			logLines(node("graph-1"))
+				.filter(l => l.requestID === requestID)
+				.map(l => l.action),
+		).toContain("graph.embedFor");
 	});
 
 	test("the bus carries only sealed packets (CLUSTER_SECRET), and the nodes open every one of them", async () => {

@@ -18,8 +18,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	});
 	afterAll(() => plaza.stop());
 
-	const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-		plaza.http<ErrorBody>("POST", path, body, { Authorization: `Bearer ${ADMIN_KEY}`, ...headers });
+	const post = (path: string, body: unknown, headers: Record<string, string> = {}) => plaza.http<ErrorBody>("POST", path, body, { Authorization: `Bearer ${ADMIN_KEY}`, ...headers });
 
 	test("a missing required field is 400 NotEmpty naming the field", async () => {
 		const reply = await post("/json/reply/CreateUser", { LastName: "Only" });
@@ -128,7 +127,7 @@ describe("failures of the server", () => {
 	test("a stopped service answers 503 ServiceUnavailable, not 404", async () => {
 		const plaza = await startPlaza();
 		try {
-			await plaza.broker.destroyService(plaza.broker.getLocalService("users")!);
+			await plaza.broker.destroyService(plaza.broker.getLocalService("users"));
 			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
 			expect(reply.status).toBe(503);
 			expect(reply.body.ResponseStatus.ErrorCode).toBe("ServiceUnavailable");

@@ -140,7 +140,11 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		const author = await plaza.signUp();
 		const tag = freshTag();
 		const post = { AuthorId: author.userId, Content: "batched", Tags: [tag] };
-		const tooMany = await author.http<ErrorBody>("POST", "/json/reply/CreatePost[]", Array.from({ length: 101 }, () => post));
+		const tooMany = await author.http<ErrorBody>(
+			"POST",
+			"/json/reply/CreatePost[]",
+			Array.from({ length: 101 }, () => post),
+		);
 		expect(tooMany.status).toBe(413);
 		expect(tooMany.body.ResponseStatus.ErrorCode).toBe("PayloadTooLarge");
 		const notArray = await author.http<ErrorBody>("POST", "/json/reply/CreatePost[]", post);
@@ -150,7 +154,15 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		expect(notObject.status).toBe(400);
 		expect(notObject.headers.get("X-AutoBatch-Completed")).toBeNull();
 		expect(await postsTagged(author, tag)).toEqual([]);
-		expect((await author.http("POST", "/json/reply/CreatePost[]", Array.from({ length: 100 }, () => post))).status).toBe(200);
+		expect(
+			(
+				await author.http(
+					"POST",
+					"/json/reply/CreatePost[]",
+					Array.from({ length: 100 }, () => post),
+				)
+			).status,
+		).toBe(200);
 		expect(await postsTagged(author, tag)).toHaveLength(100);
 		expect((await author.http<ErrorBody>("POST", "/json/reply/NoSuchOperation[]", [post])).status).toBe(404);
 	});

@@ -88,7 +88,11 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 		test("pages by offset and by cursor (a Connection's Id) agree", async () => {
 			const owner = newGuid();
 			for (let i = 0; i < 25; i++) await under.repo.connections.connect(owner, newGuid(), i % 3 === 0, 100 + (i % 4));
-			await expectCursorAgrees(page => under.repo.connections.of(owner, page), c => c.Id, 25);
+			await expectCursorAgrees(
+				page => under.repo.connections.of(owner, page),
+				c => c.Id,
+				25,
+			);
 		});
 
 		test("importing a side and its mirror ends in one whole pair whatever the order, keeping the stored Ids", async () => {
@@ -142,7 +146,11 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 		test("members page by offset and by cursor (the member's UserId) agree", async () => {
 			const network = await under.repo.networks.create("Big", newGuid(), 1);
 			for (let i = 0; i < 24; i++) await under.repo.networks.addMember(network.Id, newGuid(), 10 + (i % 5));
-			await expectCursorAgrees(page => under.repo.networks.members(network.Id, page), m => m.UserId, 25);
+			await expectCursorAgrees(
+				page => under.repo.networks.members(network.Id, page),
+				m => m.UserId,
+				25,
+			);
 		});
 
 		test("a user's networks page by offset and by cursor (a Network's Id) agree", async () => {
@@ -151,7 +159,11 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 				const network = await under.repo.networks.create(`N${i}`, newGuid(), 1);
 				await under.repo.networks.addMember(network.Id, user, 10 + (i % 3));
 			}
-			await expectCursorAgrees(page => under.repo.networks.networksOf(user, page), n => n.Id, 25);
+			await expectCursorAgrees(
+				page => under.repo.networks.networksOf(user, page),
+				n => n.Id,
+				25,
+			);
 		});
 
 		test("importing recounts: a network counts the members imported, once however often run; orphans are dropped", async () => {
@@ -179,7 +191,11 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 		test("pages by offset and by cursor (the SubscribedToId) agree", async () => {
 			const fan = newGuid();
 			for (let i = 0; i < 25; i++) await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: newGuid() }, 10 + (i % 4));
-			await expectCursorAgrees(page => under.repo.subscriptions.of(fan, page), s => s.SubscribedToId, 25);
+			await expectCursorAgrees(
+				page => under.repo.subscriptions.of(fan, page),
+				s => s.SubscribedToId,
+				25,
+			);
 		});
 	});
 

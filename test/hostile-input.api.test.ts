@@ -85,7 +85,11 @@ function validValue(field: Field, userId: string): unknown {
  */
 function validBase(op: Operation, userId: string): Record<string, unknown> {
 	const wanted = (f: Field) => f.required || (f.type === "string" && !/password/i.test(f.name));
-	return Object.fromEntries(fieldsOf(op).filter(wanted).map(f => [f.name, validValue(f, userId)]));
+	return Object.fromEntries(
+		fieldsOf(op)
+			.filter(wanted)
+			.map(f => [f.name, validValue(f, userId)]),
+	);
 }
 
 /** A hostile value: a string with `hostile` in it, or a value of the wrong shape. */
@@ -149,12 +153,15 @@ function paramsWith(base: Record<string, unknown>, field: string, h: Hostile): R
 	}
 }
 
+/** A JSON scalar as text: callers handle nulls, lists and records first. */
+const scalarText = (value: unknown) => String(value);
+
 /** Form and query pairs: lists as repeated names (as an HTML form sends them), records as name[key]. */
 function pairsOf(name: string, value: unknown, out: Array<[string, string]> = []): Array<[string, string]> {
 	if (value === null || value === undefined) out.push([name, ""]);
 	else if (Array.isArray(value)) for (const item of value) pairsOf(name, item, out);
 	else if (typeof value === "object") for (const [k, v] of Object.entries(value)) pairsOf(`${name}[${k}]`, v, out);
-	else out.push([name, String(value)]);
+	else out.push([name, scalarText(value)]);
 	return out;
 }
 
@@ -172,11 +179,14 @@ function urlEncoded(params: Record<string, unknown>, raw: Array<[string, string]
 
 /** Text as XML character data; characters XML cannot hold go as character references, which a parser must refuse. */
 function xmlText(text: string): string {
-	return text
-		.replace(/&/g, "&amp;")
-		.replace(/</g, "&lt;")
-		.replace(/>/g, "&gt;")
-		.replace(/[\0-\x08\x0B\x0C\x0E-\x1F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, c => `&#x${c.charCodeAt(0).toString(16)};`);
+	return (
+		text
+			.replace(/&/g, "&amp;")
+			.replace(/</g, "&lt;")
+			.replace(/>/g, "&gt;")
+			// eslint-disable-next-line no-control-regex -- escaping control characters is the point
+			.replace(/[\0-\x08\x0B\x0C\x0E-\x1F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, c => `&#x${c.charCodeAt(0).toString(16)};`)
+	);
 }
 
 function xmlName(name: string): string {
@@ -188,12 +198,19 @@ function xmlOf(name: string, value: unknown): string {
 	const tag = xmlName(name);
 	if (value === null || value === undefined) return `<${tag} xmlns:i="http://www.w3.org/2001/XMLSchema-instance" i:nil="true"/>`;
 	if (Array.isArray(value)) return `<${tag}>${value.map(item => xmlOf("string", item).replace(/^<string/, `<string xmlns="${ARRAYS}"`)).join("")}</${tag}>`;
-	if (typeof value === "object") return `<${tag}>${Object.entries(value).map(([k, v]) => xmlOf(k, v)).join("")}</${tag}>`;
-	return `<${tag}>${xmlText(String(value))}</${tag}>`;
+	if (typeof value === "object")
+		return `<${tag}>${Object.entries(value)
+			.map(([k, v]) => xmlOf(k, v))
+			.join("")}</${tag}>`;
+	return `<${tag}>${xmlText(scalarText(value))}</${tag}>`;
 }
 
 function soapEnvelope(op: Operation, params: Record<string, unknown>): string {
-	return envelope(`<${op.name} xmlns="${TYPES}">${Object.entries(params).map(([k, v]) => xmlOf(k, v)).join("")}</${op.name}>`);
+	return envelope(
+		`<${op.name} xmlns="${TYPES}">${Object.entries(params)
+			.map(([k, v]) => xmlOf(k, v))
+			.join("")}</${op.name}>`,
+	);
 }
 
 /** What came back, on any surface: the status (SOAP's X-Status when it answers 200 with a failure) and the field errors. */
@@ -283,7 +300,7 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 		for (const f of textFieldsOf(op)) params[f.name] = isList(f) ? ["fine", bad] : bad;
 		return params;
 	}
-	const expectedErrors = (op: Operation) => textFieldsOf(op).map(f => expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: isList(f) ? `${f.name}[1]` : f.name }));
+	const expectedErrors = (op: Operation) => textFieldsOf(op).map((f): unknown => expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: isList(f) ? `${f.name}[1]` : f.name }));
 
 	describe.each([
 		["a NUL", "json", "Fi\0rst"],
@@ -308,7 +325,9 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 	])("SOAP: %s is refused as 400 for every operation, nothing written", async (_what, bad) => {
 		const before = await snapshot();
 		for (const op of withText) {
-			const fields = textFieldsOf(op).map(f => (isList(f) ? `<${f.name}><string xmlns="${ARRAYS}">${bad}</string></${f.name}>` : `<${f.name}>${bad}</${f.name}>`)).join("");
+			const fields = textFieldsOf(op)
+				.map(f => (isList(f) ? `<${f.name}><string xmlns="${ARRAYS}">${bad}</string></${f.name}>` : `<${f.name}>${bad}</${f.name}>`))
+				.join("");
 			const reply = await plaza.admin<undefined>("POST", "/soap11", envelope(`<${op.name} xmlns="${TYPES}">${fields}</${op.name}>`));
 			expect([op.name, reply.status, reply.headers.get("X-Status")]).toEqual([op.name, 400, "400"]);
 			expect(reply.text).toContain("InvalidBody");
@@ -324,7 +343,12 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 
 	test("a NUL or a lone surrogate sent by an anonymous caller to a public operation is a 400, and registers no one", async () => {
 		const before = await snapshot();
-		for (const [field, bad] of [["FirstName", "A\0"], ["UserName", "name\ud800"], ["Password", "password\0password"], ["DisplayName", "\udfff"]]) {
+		for (const [field, bad] of [
+			["FirstName", "A\0"],
+			["UserName", "name\ud800"],
+			["Password", "password\0password"],
+			["DisplayName", "\udfff"],
+		]) {
 			const reply = await plaza.http<ErrorBody>("POST", "/register", { UserName: `anon${Date.now()}`, Password: "correct horse battery", FirstName: "A", LastName: "B", [field]: bad });
 			expect([field, reply.status, reply.body.ResponseStatus.Errors]).toEqual([field, 400, [expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: field })]]);
 		}
@@ -347,7 +371,11 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 		expect(viaJson.status).toBe(200);
 		expect(((await viaJson.json()) as { FirstName: string }).FirstName).toMatch(/^A\ufffd+$/);
 
-		const multipart = Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="FirstName"\r\n\r\nA'), Buffer.from([0xff, 0xc0, 0xae]), Buffer.from('\r\n--b\r\nContent-Disposition: form-data; name="LastName"\r\n\r\nB\r\n--b--\r\n')]);
+		const multipart = Buffer.concat([
+			Buffer.from('--b\r\nContent-Disposition: form-data; name="FirstName"\r\n\r\nA'),
+			Buffer.from([0xff, 0xc0, 0xae]),
+			Buffer.from('\r\n--b\r\nContent-Disposition: form-data; name="LastName"\r\n\r\nB\r\n--b--\r\n'),
+		]);
 		const viaMultipart = await fetch(`${plaza.url}/Users`, { method: "POST", body: multipart, headers: { "Content-Type": "multipart/form-data; boundary=b", Authorization: `Bearer ${ADMIN_KEY}` } });
 		expect(viaMultipart.status).toBe(200);
 		expect(((await viaMultipart.json()) as { FirstName: string }).FirstName).toMatch(/^A\ufffd+$/);
@@ -380,38 +408,43 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 		expect((await plaza.http("GET", "/health")).status).toBe(200);
 	});
 
-	test(`property (seed ${fuzzSeed}, ${fuzzRuns} runs): any hostile value in any field of any operation, on any surface, by any caller, is never a 5xx, and a refused request changes nothing`, async () => {
-		// "Operation.Field" names, so that a counterexample reads short.
-		const fields = new Map<string, { op: Operation; declared: Field }>(catalogue.flatMap(op => fieldsOf(op).map(f => [`${op.name}.${f.name}`, { op, declared: f }] as const)));
-		const names = [...fields.keys()];
-		// Text fields more often: a NUL or a lone surrogate in one is what reached PostgreSQL and answered 500.
-		const target = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...names.filter(k => isText(fields.get(k)!.declared))) }, { weight: 1, arbitrary: fc.constantFrom(...names) });
-		const surfaces: Surface[] = ["json", "query", "form", "multipart", "soap"];
-		let refusedByValidation = 0;
-		await fc.assert(
-			fc.asyncProperty(target, hostile, fc.constantFrom(...surfaces), fc.constantFrom<CallerKind>("admin", "admin", "user", "anonymous"), async (name, h, surface, caller) => {
-				const { op, declared } = fields.get(name)!;
-				const field = declared.name;
-				const raw: Array<[string, string]> = h.kind === "rawEscape" ? [[field, h.escape]] : [];
-				const before = await snapshot();
-				const answer = await send(surface, caller, op, paramsWith(validBase(op, user.userId), field, h), raw);
-				if (answer.status === 400) refusedByValidation += 1;
-				expect({ op: op.name, field, surface, caller, status: answer.status < 500 ? "not 5xx" : answer.status, text: answer.status < 500 ? "" : answer.text }).toEqual({ op: op.name, field, surface, caller, status: "not 5xx", text: "" });
-				if (answer.status >= 400) expect(await snapshot()).toEqual(before);
-				// An admin passes every access check: text no store can keep must then be refused by validation, naming its field.
-				if (caller === "admin" && isText(declared) && h.kind === "value" && carriesUnstorable(h.value, surface)) {
-					const refusal = surface === "soap" ? { status: 400 } : { status: 400, errors: expect.arrayContaining([expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: expect.stringMatching(new RegExp(`^${field}(\\[\\d+\\])?$`)) })]) };
-					expect({ op: op.name, field, surface, ...answer, text: undefined }).toMatchObject({ op: op.name, field, surface, ...refusal });
-				}
-			}),
-			{ seed: fuzzSeed, numRuns: fuzzRuns, endOnFailure: true },
-		);
-		// The runs got past the gateway's door (credentials, routes) to the operations' validation.
-		expect(refusedByValidation).toBeGreaterThan(fuzzRuns / 4);
-		expect(Object.prototype).not.toHaveProperty("isAdmin");
-		expect((await plaza.http("GET", "/health")).status).toBe(200);
-		expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
-	}, Math.max(60_000, fuzzRuns * 1_000));
+	test(
+		`property (seed ${fuzzSeed}, ${fuzzRuns} runs): any hostile value in any field of any operation, on any surface, by any caller, is never a 5xx, and a refused request changes nothing`,
+		async () => {
+			// "Operation.Field" names, so that a counterexample reads short.
+			const fields = new Map<string, { op: Operation; declared: Field }>(catalogue.flatMap(op => fieldsOf(op).map(f => [`${op.name}.${f.name}`, { op, declared: f }] as const)));
+			const names = [...fields.keys()];
+			// Text fields more often: a NUL or a lone surrogate in one is what reached PostgreSQL and answered 500.
+			const target = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...names.filter(k => isText(fields.get(k)!.declared))) }, { weight: 1, arbitrary: fc.constantFrom(...names) });
+			const surfaces: Surface[] = ["json", "query", "form", "multipart", "soap"];
+			let refusedByValidation = 0;
+			await fc.assert(
+				fc.asyncProperty(target, hostile, fc.constantFrom(...surfaces), fc.constantFrom<CallerKind>("admin", "admin", "user", "anonymous"), async (name, h, surface, caller) => {
+					const { op, declared } = fields.get(name)!;
+					const field = declared.name;
+					const raw: Array<[string, string]> = h.kind === "rawEscape" ? [[field, h.escape]] : [];
+					const before = await snapshot();
+					const answer = await send(surface, caller, op, paramsWith(validBase(op, user.userId), field, h), raw);
+					if (answer.status === 400) refusedByValidation += 1;
+					expect({ op: op.name, field, surface, caller, status: answer.status < 500 ? "not 5xx" : answer.status, text: answer.status < 500 ? "" : answer.text }).toEqual({ op: op.name, field, surface, caller, status: "not 5xx", text: "" });
+					if (answer.status >= 400) expect(await snapshot()).toEqual(before);
+					// An admin passes every access check: text no store can keep must then be refused by validation, naming its field.
+					if (caller === "admin" && isText(declared) && h.kind === "value" && carriesUnstorable(h.value, surface)) {
+						const refusal =
+							surface === "soap" ? { status: 400 } : { status: 400, errors: expect.arrayContaining([expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: expect.stringMatching(new RegExp(`^${field}(\\[\\d+\\])?$`)) })]) };
+						expect({ op: op.name, field, surface, ...answer, text: undefined }).toMatchObject({ op: op.name, field, surface, ...refusal });
+					}
+				}),
+				{ seed: fuzzSeed, numRuns: fuzzRuns, endOnFailure: true },
+			);
+			// The runs got past the gateway's door (credentials, routes) to the operations' validation.
+			expect(refusedByValidation).toBeGreaterThan(fuzzRuns / 4);
+			expect(Object.prototype).not.toHaveProperty("isAdmin");
+			expect((await plaza.http("GET", "/health")).status).toBe(200);
+			expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
+		},
+		Math.max(60_000, fuzzRuns * 1_000),
+	);
 });
 
 /**

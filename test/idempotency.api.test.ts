@@ -12,7 +12,7 @@ function slow(ms: number, actions: string[]): Middleware {
 		localAction(handler: ActionHandler, action: ActionSchema) {
 			if (!actions.includes(action.name ?? "")) return handler;
 			return async function slowed(this: unknown, ctx: Context) {
-				const result = await handler.call(this as never, ctx);
+				const result: unknown = await handler.call(this as never, ctx);
 				await sleep(ms);
 				return result;
 			};
@@ -105,7 +105,10 @@ describe("Idempotency-Key on writes", () => {
 	it("a batch's requests each run once under one key", async () => {
 		const user = await plaza.signUp();
 		const key = randomUUID();
-		const batch = [{ AuthorId: user.userId, Content: "one" }, { AuthorId: user.userId, Content: "two" }];
+		const batch = [
+			{ AuthorId: user.userId, Content: "one" },
+			{ AuthorId: user.userId, Content: "two" },
+		];
 		const first = await user.http("POST", "/json/reply/CreatePost[]", batch, keyed(key));
 		const again = await user.http("POST", "/json/reply/CreatePost[]", batch, keyed(key));
 		expect(first.status).toBe(200);

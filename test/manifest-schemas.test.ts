@@ -17,8 +17,7 @@ const nativeRequire = process.getBuiltinModule("node:module").createRequire(__fi
 type Manifest = Record<string, unknown>;
 /** A kubernetes-models class: its apiVersion and kind, and a validate() that throws the schema's errors for `this`. */
 type Model = { apiVersion: string; kind: string; prototype: { validate(this: unknown): void } };
-const isModel = (value: unknown): value is Model =>
-	typeof value === "function" && typeof (value as Partial<Model>).apiVersion === "string" && typeof (value as Partial<Model>).kind === "string";
+const isModel = (value: unknown): value is Model => typeof value === "function" && typeof (value as Partial<Model>).apiVersion === "string" && typeof (value as Partial<Model>).kind === "string";
 
 /** The model of an apiVersion and kind (kubernetes-models lays them out as <apiVersion>/index.js), or undefined if none. */
 function modelOf(apiVersion: string, kind: string): Model | undefined {
@@ -112,8 +111,8 @@ function clusterProblems(documents: Manifest[]): string[] {
 		// Services need a DNS-1035 label (their name is a host name); everything else here a DNS subdomain.
 		check(d.kind === "Service" ? dnsLabel(nameOf(d)) && /^[a-z]/.test(nameOf(d)) : dnsSubdomain(nameOf(d)), where, "the name is not a DNS name");
 		for (const [at, labels] of labelMaps(d, "", d.kind === "Service")) for (const [k, v] of Object.entries(labels)) check(qualifiedName(k) && (v === "" || labelName(String(v))), where, `${at}: ${k}=${String(v)} is not a valid label`);
-		for (const k of Object.keys(((d.metadata as Manifest | undefined)?.annotations ?? {}) as Labels)) check(qualifiedName(k), where, `annotation ${k} is not a qualified name`);
-		if (d.kind === "ConfigMap") for (const k of Object.keys((d.data ?? {}) as Labels)) check(k.length <= 253 && /^[-._a-zA-Z0-9]+$/.test(k), where, `${k} is not a ConfigMap key`);
+		for (const k of Object.keys((d.metadata as Manifest | undefined)?.annotations ?? {})) check(qualifiedName(k), where, `annotation ${k} is not a qualified name`);
+		if (d.kind === "ConfigMap") for (const k of Object.keys(d.data ?? {})) check(k.length <= 253 && /^[-._a-zA-Z0-9]+$/.test(k), where, `${k} is not a ConfigMap key`);
 	}
 
 	for (const { where, spec, labels, pod } of workloads) {
@@ -132,7 +131,12 @@ function clusterProblems(documents: Manifest[]): string[] {
 			for (const mount of container.volumeMounts ?? []) check(volumes.includes(mount.name), at, `mounts ${mount.name}, which is no volume`);
 			for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"] as const) {
 				const port = container[probe]?.httpGet?.port ?? container[probe]?.tcpSocket?.port;
-				if (typeof port === "string") check((container.ports ?? []).some(p => p.name === port), at, `${probe} on port ${port}, which the container does not name`);
+				if (typeof port === "string")
+					check(
+						(container.ports ?? []).some(p => p.name === port),
+						at,
+						`${probe} on port ${port}, which the container does not name`,
+					);
 			}
 			for (const ref of container.envFrom ?? []) if (ref.configMapRef) check(names("ConfigMap").includes(ref.configMapRef.name), at, `no ConfigMap ${ref.configMapRef.name}`);
 		}
@@ -151,11 +155,20 @@ function clusterProblems(documents: Manifest[]): string[] {
 	// Budgets and policies that select nothing protect nothing (an empty selector is every pod, on purpose).
 	for (const d of documents.filter(d => d.kind === "PodDisruptionBudget" || d.kind === "NetworkPolicy")) {
 		const selector = ((d.spec as Manifest).selector ?? (d.spec as Manifest).podSelector) as { matchLabels?: Labels };
-		if (Object.keys(selector).length > 0) check(workloads.some(w => selects(selector.matchLabels, w.labels)), `${String(d.kind)}/${nameOf(d)}`, "its selector matches no workload here");
+		if (Object.keys(selector).length > 0)
+			check(
+				workloads.some(w => selects(selector.matchLabels, w.labels)),
+				`${String(d.kind)}/${nameOf(d)}`,
+				"its selector matches no workload here",
+			);
 	}
 	for (const d of documents.filter(d => d.kind === "HorizontalPodAutoscaler")) {
 		const target = (d.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef;
-		check(workloads.some(w => w.where === `${target.kind}/${target.name}`), `HorizontalPodAutoscaler/${nameOf(d)}`, `no ${target.kind}/${target.name} to scale`);
+		check(
+			workloads.some(w => w.where === `${target.kind}/${target.name}`),
+			`HorizontalPodAutoscaler/${nameOf(d)}`,
+			`no ${target.kind}/${target.name} to scale`,
+		);
 	}
 	return problems;
 }
@@ -179,18 +192,10 @@ test("every file under k8s/ parses, the same as YAML 1.1 (kubectl) and 1.2, into
 	for (const file of manifestFiles) {
 		const documents = yamlDocuments(file);
 		expect([file, documents.flatMap(d => d.errors.map(e => e.message))]).toEqual([file, []]);
-		expect([file, documents.map(d => d.toJS())]).toEqual([file, yamlDocuments(file, "1.2").map(d => d.toJS())]);
+		expect([file, documents.map(d => d.toJS() as unknown)]).toEqual([file, yamlDocuments(file, "1.2").map(d => d.toJS() as unknown)]);
 	}
 	const kinds = [...new Set(manifests.map(m => `${String(m.document.apiVersion)} ${String(m.document.kind)}`))].sort();
-	expect(kinds).toEqual([
-		"apps/v1 Deployment",
-		"apps/v1 StatefulSet",
-		"autoscaling/v2 HorizontalPodAutoscaler",
-		"networking.k8s.io/v1 NetworkPolicy",
-		"policy/v1 PodDisruptionBudget",
-		"v1 ConfigMap",
-		"v1 Service",
-	]);
+	expect(kinds).toEqual(["apps/v1 Deployment", "apps/v1 StatefulSet", "autoscaling/v2 HorizontalPodAutoscaler", "networking.k8s.io/v1 NetworkPolicy", "policy/v1 PodDisruptionBudget", "v1 ConfigMap", "v1 Service"]);
 });
 
 test("every document matches the Kubernetes schema of its apiVersion and kind, with no field the schema does not name", () => {
@@ -231,11 +236,7 @@ describe("a broken copy of a manifest is rejected", () => {
 		["a memory limit in a unit Kubernetes does not know", edited(posts, [...container, "resources", "limits"], "memory", "512MB"), '/spec/template/spec/containers/0/resources/limits/memory must match format "quantity"'],
 		["a container without its required name", edited(posts, container, "name", undefined), "/spec/template/spec/containers/0 must have required property name"],
 		["a boolean where a string belongs (an unquoted true in a ConfigMap)", edited(original("ConfigMap", "plaza-config"), ["data"], "SOME_FLAG", true), "/data/SOME_FLAG must be string"],
-		[
-			"a typo'd peer in a NetworkPolicy",
-			renamed(original("NetworkPolicy", "plaza-probes"), ["spec", "ingress", 0, "from", 0], "podSelector", "podSelectr"),
-			"/spec/ingress/0/from/0/podSelectr is not a field of NetworkPolicy",
-		],
+		["a typo'd peer in a NetworkPolicy", renamed(original("NetworkPolicy", "plaza-probes"), ["spec", "ingress", 0, "from", 0], "podSelector", "podSelectr"), "/spec/ingress/0/from/0/podSelectr is not a field of NetworkPolicy"],
 		["a misspelled kind", edited(posts, [], "kind", "Deploymnt"), "no schema for Deploymnt in apps/v1"],
 		["a kind in the wrong API group", edited(original("PodDisruptionBudget", "plaza-posts"), [], "apiVersion", "apps/v1"), "no schema for PodDisruptionBudget in apps/v1"],
 		["a beta API that Kubernetes 1.25 removed", edited(original("PodDisruptionBudget", "plaza-posts"), [], "apiVersion", "policy/v1beta1"), "policy/v1beta1 is not a stable API version"],
@@ -244,13 +245,16 @@ describe("a broken copy of a manifest is rejected", () => {
 	});
 
 	/** The files' documents with one of them replaced by its broken copy. */
-	const withCopy = (broken: Manifest) =>
-		manifests.map(m => (m.document.kind === broken.kind && (m.document.metadata as Manifest).name === (broken.metadata as Manifest).name ? broken : m.document));
+	const withCopy = (broken: Manifest) => manifests.map(m => (m.document.kind === broken.kind && (m.document.metadata as Manifest).name === (broken.metadata as Manifest).name ? broken : m.document));
 	const gateway = original("Deployment", "plaza-gateway");
 
 	test.each<[string, Manifest, string]>([
 		["a port name longer than 15 characters", edited(posts, [...container, "ports", 0], "name", "probes-and-metrics"), "Deployment/plaza-posts container posts: port name probes-and-metrics is not an IANA service name"],
-		["a probe on a port the container does not name", edited(gateway, [...container, "readinessProbe", "httpGet"], "port", "probe"), "Deployment/plaza-gateway container gateway: readinessProbe on port probe, which the container does not name"],
+		[
+			"a probe on a port the container does not name",
+			edited(gateway, [...container, "readinessProbe", "httpGet"], "port", "probe"),
+			"Deployment/plaza-gateway container gateway: readinessProbe on port probe, which the container does not name",
+		],
 		["a mount of a volume renamed", edited(posts, ["spec", "template", "spec", "volumes", 0], "name", "scratch"), "Deployment/plaza-posts container posts: mounts tmp, which is no volume"],
 		["a selector that misses the template's labels", edited(posts, ["spec", "selector", "matchLabels"], "app", "plaza-post"), "Deployment/plaza-posts: the selector does not match the template's labels"],
 		["a label value with a space", edited(posts, ["metadata", "labels"], "app", "plaza posts"), "Deployment/plaza-posts: /metadata/labels: app=plaza posts is not a valid label"],

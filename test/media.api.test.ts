@@ -58,7 +58,7 @@ describe("avatars and pictures", () => {
 		expect(avatar.status).toBe(200);
 		expect(avatar.body).toEqual({ Id: expect.any(String), UserId: ann.userId, ContentType: "image/png", Size: image.length, Url: `/media/${avatar.body.Id}`, CreatedTime: expect.any(String) });
 
-		const file = await fetch(plaza.url + avatar.body.Url, { headers: { "X-ss-id": bob.token } });
+		const file = await fetch(plaza.url + String(avatar.body.Url), { headers: { "X-ss-id": bob.token } });
 		expect(file.status).toBe(200);
 		expect(file.headers.get("content-type")).toBe("image/png");
 		expect(file.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
@@ -66,7 +66,7 @@ describe("avatars and pictures", () => {
 		expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
 		expect(Buffer.from(await file.arrayBuffer()).equals(image)).toBe(true);
 
-		const cached = await fetch(plaza.url + avatar.body.Url, { headers: { "X-ss-id": bob.token, "If-None-Match": etag } });
+		const cached = await fetch(plaza.url + String(avatar.body.Url), { headers: { "X-ss-id": bob.token, "If-None-Match": etag } });
 		expect(cached.status).toBe(304);
 		expect((await cached.arrayBuffer()).byteLength).toBe(0);
 
@@ -75,7 +75,7 @@ describe("avatars and pictures", () => {
 		const record = await bob.http("POST", "/json/reply/MediaFile", { Id: avatar.body.Id });
 		expect(record.body).toMatchObject({ Id: avatar.body.Id, ContentType: "image/png", Size: image.length, Data: image.toString("base64") });
 		expect((await bob.http("GET", `/Avatars/${avatar.body.Id}`)).body).toEqual(avatar.body);
-		expect((await fetch(plaza.url + avatar.body.Url)).status).toBe(401);
+		expect((await fetch(plaza.url + String(avatar.body.Url))).status).toBe(401);
 	});
 
 	test("a multipart upload on the REST route works as well", async () => {

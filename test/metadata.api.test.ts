@@ -43,7 +43,11 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		expect(policy).not.toMatch(/script-src|unsafe-inline|unsafe-eval/);
 		expect(reply.headers.get("x-frame-options")).toBe("DENY");
 
-		const rows = new Map(tableAfter(reply.text, "").slice(1).map(cells => [cells[0], cells]));
+		const rows = new Map(
+			tableAfter(reply.text, "")
+				.slice(1)
+				.map(cells => [cells[0], cells]),
+		);
 		expect(catalogue.filter(op => !rows.has(op.name)).map(op => op.name)).toEqual([]);
 		for (const op of catalogue) {
 			for (const format of ["json", "xml", "soap11"]) expect(reply.text).toContain(`href="/${format}/metadata?op=${op.name}"`);
@@ -61,8 +65,16 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		expect(html).toContain("<h1>CreatePost</h1>");
 		expect(textOf(html)).toContain("Signed-in callers only. AuthorId must be the caller's own id unless the caller is an administrator.");
 
-		expect(tableAfter(html, "Routes")).toEqual([["Verb", "Path"], ["POST", "/Posts"], ["POST", "/json/reply/CreatePost"]]);
-		const request = new Map(tableAfter(html, "Request").slice(1).map(([name, type, required, description]) => [name, { type, required, description }]));
+		expect(tableAfter(html, "Routes")).toEqual([
+			["Verb", "Path"],
+			["POST", "/Posts"],
+			["POST", "/json/reply/CreatePost"],
+		]);
+		const request = new Map(
+			tableAfter(html, "Request")
+				.slice(1)
+				.map(([name, type, required, description]) => [name, { type, required, description }]),
+		);
 		expect(request.get("AuthorId")).toEqual({ type: "Guid", required: "yes", description: expect.stringContaining("GUID") });
 		expect(request.get("IsPrivate")).toEqual({ type: "bool", required: "no", description: "Default false" });
 		expect(request.get("MessageType")).toMatchObject({ type: "int", required: "no", description: expect.stringContaining("≤ 1000") });

@@ -25,7 +25,14 @@ describe("/metrics shows no host details", () => {
 
 	/** Every label value of a Prometheus text. */
 	const labelValues = (text: string) => [...text.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map(m => m[1]);
-	const metricNames = (text: string) => [...new Set(text.split("\n").filter(l => l && !l.startsWith("#")).map(l => l.split(/[{ ]/)[0]))];
+	const metricNames = (text: string) => [
+		...new Set(
+			text
+				.split("\n")
+				.filter(l => l && !l.startsWith("#"))
+				.map(l => l.split(/[{ ]/)[0]),
+		),
+	];
 
 	test("neither on the probe port nor through the gateway: no host name, user name, MAC address or process argument", async () => {
 		const probePort = (probes.address() as AddressInfo).port;

@@ -10,9 +10,7 @@ describe("paging of AllUsers", () => {
 		// Many users share one CreatedTime, so the Id tie-breaker is what keeps the order stable.
 		const times = ["2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", "2024-01-03T00:00:00Z"];
 		for (let i = 0; i < total; i += 20) {
-			const batch = await Promise.all(
-				Array.from({ length: 20 }, (_, j) => plaza.admin("POST", "/Users", { FirstName: `P${i + j}`, LastName: "Paged", CreatedTime: times[(i + j) % 3] })),
-			);
+			const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => plaza.admin("POST", "/Users", { FirstName: `P${i + j}`, LastName: "Paged", CreatedTime: times[(i + j) % 3] })));
 			created = created.concat(batch.map(r => r.body.Id));
 		}
 	});

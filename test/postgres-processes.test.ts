@@ -44,7 +44,13 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		expect((await dan.http<WireRecord[]>("GET", `/Users/${dan.userId}/Connections`)).body).toHaveLength(1);
 		expect((await eve.http<WireRecord[]>("GET", `/Users/${eve.userId}/Connections`)).body).toHaveLength(1);
 		// The bus hands each call to one of the two at random: both served some (all 20 on one: odds of 2 in a million).
-		const served = graphs.map(graph => graph.output().split("\n").filter(line => line.includes('"event":"call"') && line.includes('"action":"graph.connect"')).length);
+		const served = graphs.map(
+			graph =>
+				graph
+					.output()
+					.split("\n")
+					.filter(line => line.includes('"event":"call"') && line.includes('"action":"graph.connect"')).length,
+		);
 		expect({ served, both: served.every(count => count > 0) }).toEqual({ served: [expect.any(Number), expect.any(Number)], both: true });
 		expect(served[0] + served[1]).toBe(20);
 	});

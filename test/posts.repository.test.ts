@@ -25,7 +25,7 @@ async function byOffsetAndCursor(read: (page: Page) => Promise<Array<{ Id: strin
 		if (page.length < size) break;
 	}
 	const byCursor: string[] = [];
-	for (let after: string | undefined; ; ) {
+	for (let after: string | undefined; ;) {
 		const page = await read({ Offset: 0, Limit: size, AfterId: after });
 		byCursor.push(...page.map(p => p.Id));
 		if (page.length < size) break;

@@ -94,9 +94,9 @@ describe("SQLite durable commit", () => {
 	test("a write is answered, and seen by reads, only once its log's fsync has completed", async () => {
 		const held: Array<() => void> = [];
 		const real = fs.fdatasync;
-		jest.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: Callback) => {
+		jest.spyOn(fs, "fdatasync").mockImplementation((fd: number, callback: Callback) => {
 			held.push(() => real(fd, callback));
-		}) as typeof fs.fdatasync);
+		});
 		let answered = false;
 		let read: string[] | undefined;
 		const write = db.run("INSERT INTO t (v) VALUES ('kept')").then(() => (answered = true));
@@ -104,7 +104,7 @@ describe("SQLite durable commit", () => {
 		const reading = db.all<{ v: string }>("SELECT v FROM t").then(rows => (read = rows.map(r => r.v)));
 		await turns(5);
 		expect(held).toHaveLength(1);
-		expect(fileOf(Number((fs.fdatasync as unknown as jest.Mock).mock.calls[0][0]))).toBe(`${file()}-wal`);
+		expect(fileOf(Number((fs.fdatasync as unknown as jest.Mock<void, [number, unknown]>).mock.calls[0][0]))).toBe(`${file()}-wal`);
 		expect(answered).toBe(false);
 		expect(read).toBeUndefined();
 		held.shift()!();
@@ -121,9 +121,9 @@ describe("SQLite durable commit", () => {
 	});
 
 	test("a group whose fsync fails is answered with an error, and the store then serves nothing it could lose", async () => {
-		jest.spyOn(fs, "fdatasync").mockImplementationOnce(((_fd: number, callback: Callback) => {
+		jest.spyOn(fs, "fdatasync").mockImplementationOnce((_fd: number, callback: Callback) => {
 			setImmediate(() => callback(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })));
-		}) as typeof fs.fdatasync);
+		});
 		const outcomes = await Promise.allSettled([db.run("INSERT INTO t (v) VALUES ('a')"), db.run("INSERT INTO t (v) VALUES ('b')")]);
 		expect(outcomes.map(o => o.status)).toEqual(["rejected", "rejected"]);
 		await expect(db.all("SELECT v FROM t")).rejects.toThrow(/must be restarted/);
@@ -133,10 +133,10 @@ describe("SQLite durable commit", () => {
 	test("a full log is copied into the database file, fsynced, and only then emptied; every row survives a reopen", async () => {
 		const events: Array<{ file: string; logBytes: number }> = [];
 		const real = fs.fdatasync;
-		jest.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: Callback) => {
+		jest.spyOn(fs, "fdatasync").mockImplementation((fd: number, callback: Callback) => {
 			events.push({ file: fileOf(fd), logBytes: fs.statSync(`${file()}-wal`).size });
 			real(fd, callback);
-		}) as typeof fs.fdatasync);
+		});
 		const text = "x".repeat(2000);
 		for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 100 }, (_, i) => db.run("INSERT INTO t (v) VALUES ($1)", [`${batch}-${i}-${text}`])));
 		await db.all("SELECT count(*) AS n FROM t");

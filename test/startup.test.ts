@@ -19,7 +19,11 @@ describe("what `npm start` says", () => {
 		fs.rmSync(dataDir, { recursive: true, force: true });
 	});
 
-	const lines = (proc: RunningProcess) => proc.output().split("\n").filter(line => line.trim() !== "");
+	const lines = (proc: RunningProcess) =>
+		proc
+			.output()
+			.split("\n")
+			.filter(line => line.trim() !== "");
 	const readyLine = /Plaza ready on (http:\/\/localhost:\d+) — API page (\S+), metadata (\S+)/;
 	const until = async (what: () => boolean, proc: RunningProcess, timeoutMs = 15000) => {
 		const deadline = Date.now() + timeoutMs;

@@ -106,7 +106,7 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 				return systems.createWorkItem(racing, mapOf(racing, 2, "EXT-9"));
 			});
 			expect(results.filter(r => r.status === "fulfilled")).toHaveLength(1);
-			expect(results.filter(r => r.status === "rejected").map(r => (r as PromiseRejectedResult).reason.code)).toEqual(Array(9).fill(409));
+			expect(results.filter(r => r.status === "rejected").map(r => (r.reason as { code?: unknown }).code)).toEqual(Array(9).fill(409));
 			expect(await count("work_items")).toBe(before + 1);
 			expect(await count("service_maps", "WHERE reference_id = $1", ["EXT-9"])).toBe(1);
 		});
@@ -191,8 +191,7 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 	});
 
 	describe("reservations: the conversion claim", () => {
-		const reservation = async (fields: Partial<ReservationRow> = {}) =>
-			reservations.create({ Id: newGuid(), Email: "guest@example.org", InvitedBy: newGuid(), ExpirationDate: Date.now() + 60_000, CreatedTime: Date.now(), ...fields });
+		const reservation = async (fields: Partial<ReservationRow> = {}) => reservations.create({ Id: newGuid(), Email: "guest@example.org", InvitedBy: newGuid(), ExpirationDate: Date.now() + 60_000, CreatedTime: Date.now(), ...fields });
 
 		test("open → pending (one attempt of many at once) → done; a done reservation is never claimed again", async () => {
 			const r = await reservation({ FirstName: "Gue" });

@@ -37,9 +37,30 @@ describe("users operations through the gateway", () => {
 		expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
 		const user = reply.body;
 		expect(Object.keys(user)).toEqual([
-			"Id", "FirstName", "MiddleName", "LastName", "Suffix", "Email", "AboutMe", "JobTitle", "CompanyName", "CompanyAddress",
-			"CompanyCity", "CompanyStateProvince", "CompanyPostalCode", "CompanyCountry", "TimeZone", "Experiences", "Certifications",
-			"Interests", "Connections", "Networks", "Subscriptions", "CreatedTime", "UpdatedTime", "Cloaked",
+			"Id",
+			"FirstName",
+			"MiddleName",
+			"LastName",
+			"Suffix",
+			"Email",
+			"AboutMe",
+			"JobTitle",
+			"CompanyName",
+			"CompanyAddress",
+			"CompanyCity",
+			"CompanyStateProvince",
+			"CompanyPostalCode",
+			"CompanyCountry",
+			"TimeZone",
+			"Experiences",
+			"Certifications",
+			"Interests",
+			"Connections",
+			"Networks",
+			"Subscriptions",
+			"CreatedTime",
+			"UpdatedTime",
+			"Cloaked",
 		]);
 		expect(user).toMatchObject({ FirstName: "Ada", Interests: ["poetry", "mathematics"], Connections: [], Networks: [], Subscriptions: [], Cloaked: false });
 		expect(user.Id).toMatch(/^[0-9a-f]{32}$/);
@@ -53,7 +74,11 @@ describe("users operations through the gateway", () => {
 		const genericGet = await reader.http("GET", `/json/reply/FindUser?Id=${created.Id}`);
 		const alias = await reader.http("POST", "/api/finduser", { id: created.Id });
 		for (const reply of [rest, generic, genericGet, alias]) expect(reply.status).toBe(200);
-		expect(rest.text).toBe(JSON.stringify(created).replace(/\/Date/g, "\\/Date").replace(/\)\//g, ")\\/"));
+		expect(rest.text).toBe(
+			JSON.stringify(created)
+				.replace(/\/Date/g, "\\/Date")
+				.replace(/\)\//g, ")\\/"),
+		);
 		expect(generic.text).toBe(rest.text);
 		expect(genericGet.text).toBe(rest.text);
 		expect(alias.text).toBe(rest.text);

@@ -51,8 +51,16 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		const user = newUser({ Email: "Ada@Example.org", Interests: ["poetry", "mathematics"], JobTitle: "", Cloaked: false });
 		const created = await under.repo.create(user);
 		expect(created).toEqual({
-			Id: user.Id, UserName: user.UserName, Email: "Ada@Example.org", FirstName: user.FirstName, LastName: "Member",
-			Interests: ["poetry", "mathematics"], Roles: [], Cloaked: false, CreatedTime: user.CreatedTime, UpdatedTime: user.UpdatedTime,
+			Id: user.Id,
+			UserName: user.UserName,
+			Email: "Ada@Example.org",
+			FirstName: user.FirstName,
+			LastName: "Member",
+			Interests: ["poetry", "mathematics"],
+			Roles: [],
+			Cloaked: false,
+			CreatedTime: user.CreatedTime,
+			UpdatedTime: user.UpdatedTime,
 		});
 		expect(await under.repo.find(user.Id)).toEqual(created);
 		expect(await under.repo.find(newGuid())).toBeUndefined();
@@ -130,7 +138,7 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		expect(await ids({ admin: true })).toEqual(expect.arrayContaining([hidden.Id, shown.Id]));
 		// A hidden user's Id is no cursor for those who cannot see them.
 		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: shown.Id })).rejects.toMatchObject({ code: 400 });
-		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual((await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id })));
+		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id }));
 		const afterHidden = await under.repo.page({ Offset: 0, Limit: 1, AfterId: hidden.Id }, { admin: true });
 		expect(afterHidden.map(u => u.Id)).toEqual([shown.Id]);
 	});
@@ -147,8 +155,19 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 	test("the former store's users collection is imported once, profile, credentials and keys included", async () => {
 		const id = newGuid();
 		const doc = {
-			_id: id, UserName: `Legacy${Date.now()}`, UserNameKey: "ignored", Email: `Legacy${Date.now()}@Example.org`, FirstName: "Old", LastName: "Timer",
-			Interests: ["history"], PasswordHash: "scrypt$old", Roles: [], Cloaked: true, CreatedTime: 123, UpdatedTime: 456, Stray: "dropped",
+			_id: id,
+			UserName: `Legacy${Date.now()}`,
+			UserNameKey: "ignored",
+			Email: `Legacy${Date.now()}@Example.org`,
+			FirstName: "Old",
+			LastName: "Timer",
+			Interests: ["history"],
+			PasswordHash: "scrypt$old",
+			Roles: [],
+			Cloaked: true,
+			CreatedTime: 123,
+			UpdatedTime: 456,
+			Stray: "dropped",
 		};
 		const dir = await legacyFolder({ users: [doc] });
 		try {

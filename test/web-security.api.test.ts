@@ -126,8 +126,7 @@ describe("CORS only for CORS_ORIGINS; OPTIONS runs nothing", () => {
 	});
 	afterAll(() => Promise.all([withCors?.stop(), withoutCors?.stop()]));
 
-	const preflight = (plaza: TestPlaza, origin: string, path = "/Posts") =>
-		plaza.http("OPTIONS", path, undefined, { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-ss-id" });
+	const preflight = (plaza: TestPlaza, origin: string, path = "/Posts") => plaza.http("OPTIONS", path, undefined, { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-ss-id" });
 	const corsHeadersOf = (headers: Headers) => [...headers.keys()].filter(name => name.startsWith("access-control-"));
 
 	test("a preflight from a listed origin gets the CORS headers; another origin, or a Plaza without CORS_ORIGINS, none", async () => {

@@ -119,7 +119,11 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 		}
 
 		// JSON stays the default, and the JSON routes and suffix stay JSON whatever Accept says.
-		for (const [path, headers] of [[`/Posts/${id}`, {}], [`/json/reply/FindPost?Id=${id}`, { Accept: "application/xml" }], [`/Posts/${id}.json`, { Accept: "application/xml" }]] as const) {
+		for (const [path, headers] of [
+			[`/Posts/${id}`, {}],
+			[`/json/reply/FindPost?Id=${id}`, { Accept: "application/xml" }],
+			[`/Posts/${id}.json`, { Accept: "application/xml" }],
+		] as const) {
 			const reply = await ann.http("GET", path, undefined, headers);
 			expect([path, reply.headers.get("content-type"), reply.body]).toEqual([path, "application/json; charset=utf-8", json.body]);
 		}

@@ -79,7 +79,8 @@ export function apiPageAliases(): Record<string, AliasHandler> {
 			serve("", res, next);
 		},
 		"GET /swagger-ui/:file"(req, res, next) {
-			serve(String((req as { $params?: { file?: unknown } }).$params?.file ?? ""), res, next);
+			// find-my-way gives path parameters as strings.
+			serve((req as { $params?: { file?: string } }).$params?.file ?? "", res, next);
 		},
 	};
 }

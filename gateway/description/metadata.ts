@@ -42,6 +42,7 @@ export function metadataAliases(): Record<string, PageHandler> {
 				return res.end();
 			}
 			const op = typeof name === "string" ? operationNamed(name) : undefined;
+			// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a path parameter: a string, or a list when repeated in the query
 			if (!op) return sendHtml(res, 404, notFoundPage(String(name)));
 			const baseUrl = (req.$ctx.meta as RequestMeta).baseUrl ?? "http://localhost";
 			sendHtml(res, 200, operationPage(op, format, new URL(baseUrl).host));

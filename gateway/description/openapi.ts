@@ -52,7 +52,7 @@ export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 			description: [
 				"A social-networking web service with ServiceStack's interface.",
 				"Every operation is also reachable as `POST /json/reply/{Operation}` (alias `/api/{Operation}`) with all its fields in a JSON body, and by SOAP 1.1 at `/soap11` (WSDL: `GET /soap11?wsdl`).",
-				"Failures carry `{\"ResponseStatus\": {\"ErrorCode\", \"Message\", \"Errors\": [...]}}`.",
+				'Failures carry `{"ResponseStatus": {"ErrorCode", "Message", "Errors": [...]}}`.',
 				"Every operation's fields, routes and example requests in JSON, XML and SOAP 1.1 are also on [the metadata pages](/metadata).",
 			].join("\n\n"),
 		},
@@ -110,7 +110,14 @@ function operation(e: Endpoint, pathNames: string[], operationId: string): Json 
 	const rest = request.fields.filter(f => !inPath(f));
 	const result: Json = { operationId, tags: [e.resource], summary: e.op.summary, description: accessNote(e.op), parameters, security: security[e.op.access] };
 	// A write runs once per Idempotency-Key (gateway/perform.ts, shared/idempotency.ts).
-	if (!e.op.reads) parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "A unique value (e.g. a UUID) per intended change: a retry with the same key and request gets the first answer again (422 for another request, 409 while the first runs)" });
+	if (!e.op.reads)
+		parameters.push({
+			name: "Idempotency-Key",
+			in: "header",
+			required: false,
+			schema: { type: "string", maxLength: 255 },
+			description: "A unique value (e.g. a UUID) per intended change: a retry with the same key and request gets the first answer again (422 for another request, 409 while the first runs)",
+		});
 
 	if (e.method === "GET" || e.method === "DELETE") {
 		parameters.push(...rest.map(f => ({ name: f.name, in: "query", required: f.required, schema: parameterSchema(f), description: fieldNote(f), style: "form", explode: false })));

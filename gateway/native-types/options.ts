@@ -18,7 +18,11 @@ export const defaultNamespace = "Plaza.ServiceModel";
 export function referenceOptions(query: URLSearchParams): ReferenceOptions {
 	const get = (name: string) => [...query.entries()].find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1]?.trim() ?? "";
 	// Only type names (and Name.*): the options are written back into the DTOs' header comment.
-	const list = (name: string) => get(name).split(",").map(s => s.trim()).filter(s => /^\w+(\.\*)?$/.test(s));
+	const list = (name: string) =>
+		get(name)
+			.split(",")
+			.map(s => s.trim())
+			.filter(s => /^\w+(\.\*)?$/.test(s));
 	return { IncludeTypes: list("IncludeTypes"), ExcludeTypes: list("ExcludeTypes"), GlobalNamespace: get("GlobalNamespace").replace(/[^\w.]/g, "") };
 }
 

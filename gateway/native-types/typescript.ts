@@ -58,11 +58,13 @@ function requestClass(op: MetadataOperationType): string {
 }
 
 function properties(list: MetadataPropertyType[]): string[] {
-	return list.flatMap(p => [
-		...(p.Description ? [`    /** @description ${commentText(p.Description)} */`] : []),
-		...(p.IsRequired ? ["    // @Required()"] : []),
-		`    public ${propertyName(p.Name)}?: ${typeOf({ Name: p.Type, GenericArgs: p.GenericArgs })};`,
-	]).concat(list.length ? [""] : []);
+	return list
+		.flatMap(p => [
+			...(p.Description ? [`    /** @description ${commentText(p.Description)} */`] : []),
+			...(p.IsRequired ? ["    // @Required()"] : []),
+			`    public ${propertyName(p.Name)}?: ${typeOf({ Name: p.Type, GenericArgs: p.GenericArgs })};`,
+		])
+		.concat(list.length ? [""] : []);
 }
 
 function constructorOf(name: string): string {

@@ -90,6 +90,7 @@ function scalarText(shape: Shape, value: unknown): string | undefined {
 		case "boolean":
 			return typeof value === "boolean" ? String(value) : String(value === "true" || value === 1);
 		default:
+			// eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects went to JSON just before; the rest are scalars
 			return typeof value === "object" ? JSON.stringify(value) : String(value);
 	}
 }

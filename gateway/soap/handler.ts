@@ -90,7 +90,10 @@ function soapCallOf(req: SoapRequest, config: PlazaConfig): Promise<SoapCall> {
 /** The operation name SOAPAction gives, when sent: `{types_namespace}/<Op>`, or the name alone. */
 function soapActionOf(req: IncomingMessage): string | undefined {
 	const header = req.headers.soapaction;
-	const action = (Array.isArray(header) ? header[0] : header ?? "").trim().replace(/^"(.*)"$/, "$1").trim();
+	const action = (Array.isArray(header) ? header[0] : (header ?? ""))
+		.trim()
+		.replace(/^"(.*)"$/, "$1")
+		.trim();
 	return action ? action.slice(action.lastIndexOf("/") + 1) : undefined;
 }
 

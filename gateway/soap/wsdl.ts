@@ -123,7 +123,10 @@ class TypeCollector {
 
 	private addRecord(record: RecordShape): void {
 		const fields = members(record);
-		const signature = fields.filter(f => f.name !== "ResponseStatus").map(f => `${f.name}:${xsdType(f.shape).name}`).join(",");
+		const signature = fields
+			.filter(f => f.name !== "ResponseStatus")
+			.map(f => `${f.name}:${xsdType(f.shape).name}`)
+			.join(",");
 		const elements = fields.map(f => `          ${element(f.name, f.shape, "types", 'minOccurs="0"')}`);
 		const body = elements.length ? `        <xs:sequence>\n${elements.join("\n")}\n        </xs:sequence>` : "        <xs:sequence />";
 		if (this.declare("types", record.name, signature, body)) for (const f of fields) this.add(f.shape);

@@ -69,7 +69,7 @@ const layouts = new WeakMap<Joi.Schema, Map<string, ResponseLayout>>();
  */
 export function responseLayout(op: { name: string; response: Joi.Schema }): ResponseLayout {
 	let byName = layouts.get(op.response);
-	if (!byName) layouts.set(op.response, (byName = new Map()));
+	if (!byName) layouts.set(op.response, (byName = new Map<string, ResponseLayout>()));
 	let layout = byName.get(op.name);
 	if (!layout) byName.set(op.name, (layout = makeLayout(op)));
 	return layout;

@@ -14,17 +14,20 @@ export interface ConnectionSide extends ConnectionRow {
 	CreatedTime: number;
 }
 
-const columns = "id AS \"Id\", owner_id AS \"OwnerId\", user_id AS \"UserId\", is_favorite AS \"IsFavorite\"";
+const columns = 'id AS "Id", owner_id AS "OwnerId", user_id AS "UserId", is_favorite AS "IsFavorite"';
 
 /** Rows carry is_favorite as 0/1 (both engines): a boolean on the way out. */
 const connection = (row: ConnectionRow): ConnectionRow => ({ ...row, IsFavorite: Number(row.IsFavorite) === 1 });
 
 /** Inserts a side unless its (owner, user) exists: whether this call inserted it. */
 async function insertSide(db: SqlExecutor, side: ConnectionSide): Promise<boolean> {
-	const inserted = await db.get(
-		"INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner_id, user_id) DO NOTHING RETURNING id",
-		[side.Id, side.OwnerId, side.UserId, side.IsFavorite, side.CreatedTime],
-	);
+	const inserted = await db.get("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner_id, user_id) DO NOTHING RETURNING id", [
+		side.Id,
+		side.OwnerId,
+		side.UserId,
+		side.IsFavorite,
+		side.CreatedTime,
+	]);
 	return !!inserted;
 }
 

@@ -5,7 +5,10 @@ import { NetworkMemberRow, NetworkRow } from "./networks.repository";
 
 /** Connection records (SPEC.md §2.2): each with the names of the user it points at, from one call to the users service. */
 export async function connectionRecords(ctx: Context, rows: ConnectionRow[]): Promise<Record<string, unknown>[]> {
-	const users = await profilesOf(ctx, rows.map(r => r.UserId));
+	const users = await profilesOf(
+		ctx,
+		rows.map(r => r.UserId),
+	);
 	return rows.map(r => {
 		const user = users.get(r.UserId);
 		return { Id: r.Id, OwnerId: r.OwnerId, UserId: r.UserId, UserDefaultVenueId: user?.DefaultVenueId, FirstName: user?.FirstName, LastName: user?.LastName, IsFavorite: r.IsFavorite };
@@ -14,7 +17,10 @@ export async function connectionRecords(ctx: Context, rows: ConnectionRow[]): Pr
 
 /** NetworkMember records (PRODUCT.md §4): each with the member's names, from one call to the users service. */
 export async function memberRecords(ctx: Context, rows: NetworkMemberRow[]): Promise<Record<string, unknown>[]> {
-	const users = await profilesOf(ctx, rows.map(r => r.UserId));
+	const users = await profilesOf(
+		ctx,
+		rows.map(r => r.UserId),
+	);
 	return rows.map(r => {
 		const user = users.get(r.UserId);
 		return { Id: r.Id, NetworkId: r.NetworkId, UserId: r.UserId, FirstName: user?.FirstName, LastName: user?.LastName, CreatedTime: r.CreatedTime };

@@ -27,11 +27,7 @@ export class GraphRepository {
 
 	/** The first `limit` connections, networks and subscriptions of each of these users, each list cut per user in its query. */
 	async embedFor(userIds: string[], limit: number): Promise<Embedded> {
-		const [connections, networks, subscriptions] = await Promise.all([
-			this.connections.firstOf(userIds, limit),
-			this.networks.firstOf(userIds, limit),
-			this.subscriptions.firstOf(userIds, limit),
-		]);
+		const [connections, networks, subscriptions] = await Promise.all([this.connections.firstOf(userIds, limit), this.networks.firstOf(userIds, limit), this.subscriptions.firstOf(userIds, limit)]);
 		return { connections, networks, subscriptions };
 	}
 

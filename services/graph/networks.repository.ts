@@ -28,14 +28,16 @@ const networkColumns = (n: string) => `${n}.id AS "Id", ${n}.name AS "Name", ${n
 /** Rows carry is_open as 0/1 (both engines): a boolean on the way out. */
 const asNetwork = <T extends NetworkRow>(row: T): T => ({ ...row, IsOpen: Number(row.IsOpen) === 1 });
 
-const memberColumns = "id AS \"Id\", network_id AS \"NetworkId\", user_id AS \"UserId\", created_time AS \"CreatedTime\"";
+const memberColumns = 'id AS "Id", network_id AS "NetworkId", user_id AS "UserId", created_time AS "CreatedTime"';
 
 /** Inserts a membership unless (network, user) exists and counts it in the same transaction: the row, or undefined when it existed. */
 async function enroll(tx: SqlExecutor, member: NetworkMemberRow): Promise<NetworkMemberRow | undefined> {
-	const row = await tx.get<NetworkMemberRow>(
-		`INSERT INTO network_members (id, network_id, user_id, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (network_id, user_id) DO NOTHING RETURNING ${memberColumns}`,
-		[member.Id, member.NetworkId, member.UserId, member.CreatedTime],
-	);
+	const row = await tx.get<NetworkMemberRow>(`INSERT INTO network_members (id, network_id, user_id, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (network_id, user_id) DO NOTHING RETURNING ${memberColumns}`, [
+		member.Id,
+		member.NetworkId,
+		member.UserId,
+		member.CreatedTime,
+	]);
 	if (!row) return undefined;
 	// Only the writer whose insert happened counts it: NumberOfMembers is always the number of member rows.
 	const counted = await tx.run("UPDATE networks SET number_of_members = number_of_members + 1 WHERE id = $1", [member.NetworkId]);

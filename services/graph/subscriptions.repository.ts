@@ -11,8 +11,7 @@ export interface SubscriptionRow {
 	SubscribedToExternalName?: string;
 }
 
-const columns =
-	"subscriber_id AS \"SubscriberId\", subscribed_to_id AS \"SubscribedToId\", subscriber_to_display_name AS \"SubscriberToDisplayName\", subscribed_to_external_name AS \"SubscribedToExternalName\"";
+const columns = 'subscriber_id AS "SubscriberId", subscribed_to_id AS "SubscribedToId", subscriber_to_display_name AS "SubscriberToDisplayName", subscribed_to_external_name AS "SubscribedToExternalName"';
 
 /** Subscriptions, unique by (subscriber, target). */
 export class SubscriptionsRepository {

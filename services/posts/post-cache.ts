@@ -26,5 +26,9 @@ export const publicPostCache = defineCache<PostRow>("publicPosts", { max: 20_000
 
 /** The post if the viewer may see it: a public one through the cache, a private one from the store. */
 export function visiblePostOf(ctx: Context, repo: PostsRepository, id: string, viewer: Reader): Promise<PostRow | undefined> {
-	return cacheOf(ctx.broker, publicPostCache).through(id, () => repo.visiblePost(id, viewer), post => (post.IsPrivate ? 0 : publicPostCache.ttlMs));
+	return cacheOf(ctx.broker, publicPostCache).through(
+		id,
+		() => repo.visiblePost(id, viewer),
+		post => (post.IsPrivate ? 0 : publicPostCache.ttlMs),
+	);
 }

@@ -1,7 +1,7 @@
 import { Context } from "moleculer";
 import { displayName, Profile, profilesOf } from "../../shared/profiles";
 import { readCall } from "../../shared/calls";
-import { ActivityRow, CommentRow, NewRecipient, ParticipantType, PostEmbeds, PostRow, RecipientRow, TagRow } from "./posts.rows";
+import { ActivityRow, CommentRow, NewRecipient, PostEmbeds, PostRow, RecipientRow, TagRow } from "./posts.rows";
 
 interface NetworkRecord {
 	Id: string;
@@ -20,10 +20,7 @@ export class Names {
 
 	static async of(ctx: Context, userIds: string[], networkIds: string[]): Promise<Names> {
 		const unique = [...new Set(networkIds.filter(Boolean))];
-		const [users, networks] = await Promise.all([
-			profilesOf(ctx, userIds),
-			unique.length ? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique }) : Promise.resolve([]),
-		]);
+		const [users, networks] = await Promise.all([profilesOf(ctx, userIds), unique.length ? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique }) : Promise.resolve([])]);
 		return new Names(users, new Map(networks.map(n => [n.Id, n])));
 	}
 
@@ -55,7 +52,7 @@ export class Names {
 	}
 
 	/** A Recipient record (SPEC.md §2.6). */
-	recipient(type: ParticipantType | string, id: string): Record<string, unknown> {
+	recipient(type: string, id: string): Record<string, unknown> {
 		if (type === "Network") return { Id: id, ParticipantType: type, DisplayName: this.network(id)?.Name };
 		const user = this.user(id);
 		return { Id: id, ParticipantType: type, DisplayName: displayName(user), TagLine: user?.JobTitle, DefaultVenueId: user?.DefaultVenueId };

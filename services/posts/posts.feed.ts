@@ -67,14 +67,9 @@ export class PostLists {
 		if (contextId) {
 			// The context's posts, public then private, from the context index (a context is a network or a person: their posts, not all posts).
 			const inContext = (params: Params) => `p.context_id = ${params.shared("context", contextId)}`;
-			parts = [
-				ofPosts(params => [inContext(params), "p.is_private = 0", ...tagged("p.id")(params)]),
-				ofPosts(params => [inContext(params), "p.is_private = 1", ...tagged("p.id")(params), visibleSql(reader, params)]),
-			];
+			parts = [ofPosts(params => [inContext(params), "p.is_private = 0", ...tagged("p.id")(params)]), ofPosts(params => [inContext(params), "p.is_private = 1", ...tagged("p.id")(params), visibleSql(reader, params)])];
 		} else if (reader.admin) {
-			parts = names.length
-				? names.flatMap(name => [0, 1].map(privacy => ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`])))
-				: [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
+			parts = names.length ? names.flatMap(name => [0, 1].map(privacy => ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`]))) : [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
 		} else {
 			parts = names.length ? names.map(name => ofTags(params => [`pt.name = ${params.add(name)}`, "pt.post_is_private = 0"])) : [ofPosts(() => ["p.is_private = 0"])];
 			const me = reader.userId;

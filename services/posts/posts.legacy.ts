@@ -1,8 +1,7 @@
-import { LegacyDoc, LegacyImport } from "../../shared/persistence/legacy";
+import { LegacyDoc, LegacyImport, legacyText } from "../../shared/persistence/legacy";
 import { PostsRepository } from "./posts.repository";
 import { ActivityRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 
-const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 const time = (value: unknown, fallback: number) => (typeof value === "number" ? value : fallback);
 const list = (value: unknown) => (Array.isArray(value) ? (value as Array<Record<string, unknown>>) : []);
 
@@ -17,14 +16,14 @@ function legacyPost(doc: LegacyDoc) {
 		Id: doc._id,
 		AuthorId: String(doc.AuthorId),
 		IsPrivate: doc.IsPrivate === true,
-		ContextId: text(doc.ContextId),
-		AuthorVenueId: text(doc.AuthorVenueId),
-		Content: String(doc.Content ?? ""),
+		ContextId: legacyText(doc.ContextId),
+		AuthorVenueId: legacyText(doc.AuthorVenueId),
+		Content: legacyText(doc.Content) ?? "",
 		MessageType: time(doc.MessageType, 0),
 		ExpirationDate: typeof doc.ExpirationDate === "number" ? doc.ExpirationDate : undefined,
-		Url: text(doc.Url),
-		ContentKey: text(doc.ContentKey),
-		ContentParameters: text(doc.ContentParameters),
+		Url: legacyText(doc.Url),
+		ContentKey: legacyText(doc.ContentKey),
+		ContentParameters: legacyText(doc.ContentParameters),
 		CreatedTime: created,
 		UpdatedTime: time(doc.UpdatedTime, created),
 		ContentCreatedTime: time(doc.ContentCreatedTime, created),
@@ -52,10 +51,10 @@ export const postsLegacy: LegacyImport<PostsRepository> = {
 		repo.importComment({
 			Id: doc._id,
 			PostId: String(doc.PostId),
-			ContextId: text(doc.ContextId),
+			ContextId: legacyText(doc.ContextId),
 			AuthorId: String(doc.AuthorId),
-			AuthorVenueId: text(doc.AuthorVenueId),
-			Content: String(doc.Content ?? ""),
+			AuthorVenueId: legacyText(doc.AuthorVenueId),
+			Content: legacyText(doc.Content) ?? "",
 			ContentCreatedTime: time(doc.ContentCreatedTime, time(doc.CreatedTime, 0)),
 			CreatedTime: time(doc.CreatedTime, 0),
 			UpdatedTime: time(doc.UpdatedTime, time(doc.CreatedTime, 0)),

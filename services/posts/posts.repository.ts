@@ -4,24 +4,7 @@ import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { newGuid } from "../../shared/wire/guid";
 import { PostLists } from "./posts.feed";
-import {
-	ActivityRow,
-	activityColumns,
-	byPost,
-	CommentRow,
-	commentColumns,
-	detailFields,
-	noExpiry,
-	NewRecipient,
-	PostParts,
-	PostRow,
-	postColumns,
-	postFromRow,
-	RecipientRow,
-	recipientColumns,
-	TagRow,
-	tagColumns,
-} from "./posts.rows";
+import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
 import { Params, Reader, visibleSql } from "./posts.sql";
 
 /** How many of its latest activities a post record carries; PostActivities pages through all. */
@@ -166,10 +149,7 @@ export class PostsRepository {
 	async activities(postId: string, page: Page): Promise<ActivityRow[]> {
 		if (page.Limit === 0) return [];
 		const anchor = await anchorOf(this.db, page, "SELECT seq AS time, id FROM post_activities WHERE id = $1 AND post_id = $2", [postId]);
-		return this.db.all<ActivityRow>(
-			`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ORDER BY seq LIMIT $2 OFFSET $3`,
-			[postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])],
-		);
+		return this.db.all<ActivityRow>(`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ORDER BY seq LIMIT $2 OFFSET $3`, [postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])]);
 	}
 
 	/** A page of a post's recipients, in the order they were added; the cursor is a recipient's Id. */
@@ -183,10 +163,7 @@ export class PostsRepository {
 			after = "AND (created_time, position, recipient_id) > ($4, $5, $6)";
 			params.push(Number(anchor.created_time), Number(anchor.position), page.AfterId);
 		}
-		return this.db.all<RecipientRow>(
-			`SELECT ${recipientColumns} FROM post_recipients WHERE post_id = $1 ${after} ORDER BY created_time, position, recipient_id LIMIT $2 OFFSET $3`,
-			params,
-		);
+		return this.db.all<RecipientRow>(`SELECT ${recipientColumns} FROM post_recipients WHERE post_id = $1 ${after} ORDER BY created_time, position, recipient_id LIMIT $2 OFFSET $3`, params);
 	}
 
 	/**
@@ -223,13 +200,33 @@ async function insertPost(tx: SqlExecutor, post: PostRow, onConflict: string): P
 	await tx.run(
 		`INSERT INTO posts (id, author_id, is_private, context_id, author_venue_id, content, message_type, expiration_date, expires_at, created_time, updated_time, content_created_time, content_updated_time, details)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)${onConflict}`,
-		[post.Id, post.AuthorId, post.IsPrivate, post.ContextId ?? null, post.AuthorVenueId ?? null, post.Content, post.MessageType, post.ExpirationDate ?? null, expiresAt(post), post.CreatedTime, post.UpdatedTime, post.ContentCreatedTime, post.ContentUpdatedTime, details(post)],
+		[
+			post.Id,
+			post.AuthorId,
+			post.IsPrivate,
+			post.ContextId ?? null,
+			post.AuthorVenueId ?? null,
+			post.Content,
+			post.MessageType,
+			post.ExpirationDate ?? null,
+			expiresAt(post),
+			post.CreatedTime,
+			post.UpdatedTime,
+			post.ContentCreatedTime,
+			post.ContentUpdatedTime,
+			details(post),
+		],
 	);
 }
 
 /** Many rows in one statement: the `columns` of each of `rows`, numbered on. */
 function insertMany<T>(table: string, columns: string[], rows: T[], values: (row: T, index: number) => unknown[], onConflict: string, params: Params): string {
-	const tuples = rows.map((row, i) => `(${values(row, i).map(value => params.add(value as string)).join(", ")})`);
+	const tuples = rows.map(
+		(row, i) =>
+			`(${values(row, i)
+				.map(value => params.add(value as string))
+				.join(", ")})`,
+	);
 	return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}${onConflict}`;
 }
 
@@ -250,10 +247,17 @@ async function insertRecipients(tx: SqlExecutor, post: PostRow, recipients: NewR
 }
 
 async function insertComment(db: SqlExecutor, c: CommentRow, onConflict: string): Promise<void> {
-	await db.run(
-		`INSERT INTO comments (id, post_id, context_id, author_id, author_venue_id, content, content_created_time, created_time, updated_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)${onConflict}`,
-		[c.Id, c.PostId, c.ContextId ?? null, c.AuthorId, c.AuthorVenueId ?? null, c.Content, c.ContentCreatedTime, c.CreatedTime, c.UpdatedTime],
-	);
+	await db.run(`INSERT INTO comments (id, post_id, context_id, author_id, author_venue_id, content, content_created_time, created_time, updated_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)${onConflict}`, [
+		c.Id,
+		c.PostId,
+		c.ContextId ?? null,
+		c.AuthorId,
+		c.AuthorVenueId ?? null,
+		c.Content,
+		c.ContentCreatedTime,
+		c.CreatedTime,
+		c.UpdatedTime,
+	]);
 }
 
 /** An activity on a post, and the post's UpdatedTime: written only by the call whose change happened. */

@@ -108,7 +108,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			async searchByTag(this: PostsThis, ctx: Context<{ TagNames?: string; AuthorType?: string; ContextId?: string } & Page>) {
 				// Every post's author is a user today: another AuthorType matches nothing.
 				if (ctx.params.AuthorType && ctx.params.AuthorType.toLowerCase() !== "user") return [];
-				const names = (ctx.params.TagNames ?? "").split(",").map(t => t.trim().toLowerCase()).filter(Boolean);
+				const names = (ctx.params.TagNames ?? "")
+					.split(",")
+					.map(t => t.trim().toLowerCase())
+					.filter(Boolean);
 				const posts = await this.repo.lists.searchByTag(await viewerOf(ctx), names, ctx.params.ContextId, ctx.params);
 				return this.postRecords(ctx, posts);
 			},
@@ -153,7 +156,11 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			async comments(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const rows = await this.repo.comments(post.Id, ctx.params);
-				const names = await Names.of(ctx, rows.map(c => c.AuthorId), []);
+				const names = await Names.of(
+					ctx,
+					rows.map(c => c.AuthorId),
+					[],
+				);
 				return rows.map(c => names.comment(c));
 			},
 
@@ -211,7 +218,11 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and one round of names. */
 			async postRecords(this: PostsThis, ctx: Context, posts: PostRow[]) {
 				if (posts.length === 0) return [];
-				const embeds = await embedsOf(ctx, this.repo, posts.map(p => p.Id));
+				const embeds = await embedsOf(
+					ctx,
+					this.repo,
+					posts.map(p => p.Id),
+				);
 				return (await Names.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
@@ -222,7 +233,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				if (!recipient || recipient.type !== type) throw failures.notFound(`${type} ${id}`);
 				const record = names.recipient(type, id);
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
-				await this.repo.addRecipient(post.Id, recipient, `${String(record.DisplayName ?? "A recipient")} was added`, Date.now());
+				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now());
 				await this.postChanged(ctx, post.Id);
 				return record;
 			},

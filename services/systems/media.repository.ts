@@ -17,8 +17,7 @@ export interface MediaRow {
 	CreatedTime: number;
 }
 
-const mediaColumns =
-	'id AS "Id", kind AS "Kind", user_id AS "UserId", owner_id AS "OwnerId", post_id AS "PostId", content_type AS "ContentType", size AS "Size", etag AS "ETag", created_time AS "CreatedTime"';
+const mediaColumns = 'id AS "Id", kind AS "Kind", user_id AS "UserId", owner_id AS "OwnerId", post_id AS "PostId", content_type AS "ContentType", size AS "Size", etag AS "ETag", created_time AS "CreatedTime"';
 const insertMedia = "INSERT INTO media_records (id, kind, user_id, owner_id, post_id, content_type, size, etag, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
 const values = (m: MediaRow): SqlValue[] => [m.Id, m.Kind, m.UserId, m.OwnerId, m.PostId, m.ContentType, m.Size, m.ETag, m.CreatedTime];

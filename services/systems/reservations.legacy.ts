@@ -1,7 +1,5 @@
-import { LegacyImport } from "../../shared/persistence/legacy";
+import { LegacyImport, legacyText } from "../../shared/persistence/legacy";
 import { ReservationsRepository } from "./reservations.repository";
-
-const optional = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
 /**
  * The former NeDB collection of the reservations service, written through the repository
@@ -13,11 +11,11 @@ export const reservationsLegacy: LegacyImport<ReservationsRepository> = {
 			{
 				Id: doc._id,
 				Email: String(doc.Email),
-				FirstName: optional(doc.FirstName),
-				LastName: optional(doc.LastName),
-				VenueId: optional(doc.VenueId),
-				NetworkId: optional(doc.NetworkId),
-				InvitedBy: optional(doc.InvitedBy),
+				FirstName: legacyText(doc.FirstName),
+				LastName: legacyText(doc.LastName),
+				VenueId: legacyText(doc.VenueId),
+				NetworkId: legacyText(doc.NetworkId),
+				InvitedBy: legacyText(doc.InvitedBy),
 				ExpirationDate: Number(doc.ExpirationDate),
 				CreatedTime: Number(doc.CreatedTime),
 			},

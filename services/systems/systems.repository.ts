@@ -45,8 +45,7 @@ const workItemColumns =
 const mapColumns = 'id AS "Id", system_id AS "SystemId", reference_id AS "ReferenceId", work_item_id AS "WorkItemId", created_time AS "CreatedTime"';
 
 const insertSystem = "INSERT INTO systems (id, name, description, url, created_time) VALUES ($1, $2, $3, $4, $5)";
-const insertWorkItem =
-	"INSERT INTO work_items (id, short_description, long_description, reference_id, system_id, url, default_venue_id, created_by, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+const insertWorkItem = "INSERT INTO work_items (id, short_description, long_description, reference_id, system_id, url, default_venue_id, created_by, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 const insertMap = `INSERT INTO service_maps (id, system_id, reference_id, work_item_id, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (system_id, reference_id) DO NOTHING RETURNING ${mapColumns}`;
 
 const workItemValues = (w: WorkItemRow): SqlValue[] => [w.Id, w.ShortDescription, w.LongDescription, w.ReferenceId, w.SystemId, w.Url, w.DefaultVenueId, w.CreatedBy, w.CreatedTime];

@@ -1,4 +1,4 @@
-import { LegacyDoc, LegacyImport } from "../../shared/persistence/legacy";
+import { LegacyDoc, LegacyImport, legacyText } from "../../shared/persistence/legacy";
 import { SessionRow, SessionsRepository } from "./sessions.repository";
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
@@ -9,7 +9,7 @@ function sessionOf(doc: LegacyDoc): SessionRow {
 	return {
 		Id: doc._id,
 		UserId: String(doc.UserId),
-		UserName: String(doc.UserName ?? ""),
+		UserName: legacyText(doc.UserName) ?? "",
 		DisplayName: text(doc.DisplayName),
 		Roles: Array.isArray(doc.Roles) ? doc.Roles.map(String) : [],
 		Persistent: doc.Persistent === true,

@@ -89,7 +89,11 @@ export class SignInLimits {
 		}
 		// The pair's earlier failures are forgotten; this attempt's own count is taken back everywhere.
 		const clearPair = seen.some(w => w.key === keys.pair);
-		const undone = Object.fromEntries(failureKeys(keys).filter(key => !(clearPair && key === keys.pair)).map(key => [key, -1]));
+		const undone = Object.fromEntries(
+			failureKeys(keys)
+				.filter(key => !(clearPair && key === keys.pair))
+				.map(key => [key, -1]),
+		);
 		const trustWindow = windowStart(now, this.trustBucketMs);
 		const trustedNow = seen.some(w => w.key === keys.trusted && w.window === trustWindow);
 		await Promise.all([

@@ -104,8 +104,7 @@ const insertColumns: Array<[string, (user: NewUser) => SqlValue]> = [
 	["updated_time", u => u.UpdatedTime],
 ];
 
-const insertStatement = (onConflict: string) =>
-	`INSERT INTO users (${insertColumns.map(([column]) => column).join(", ")}) VALUES (${insertColumns.map((_, i) => `$${i + 1}`).join(", ")}) ${onConflict} RETURNING ${recordColumns}`;
+const insertStatement = (onConflict: string) => `INSERT INTO users (${insertColumns.map(([column]) => column).join(", ")}) VALUES (${insertColumns.map((_, i) => `$${i + 1}`).join(", ")}) ${onConflict} RETURNING ${recordColumns}`;
 
 const insertUser = insertStatement("");
 const importUser = insertStatement("ON CONFLICT DO NOTHING");
@@ -133,7 +132,7 @@ const updateUser = (() => {
 /** A row as read: lists and roles parsed, Cloaked a boolean, empty columns left out. */
 function toUser<T extends UserRow>(row: T): T {
 	const record = present(row) as unknown as Record<string, unknown>;
-	for (const field of [...Object.keys(listColumns), "Roles"]) if (typeof record[field] === "string") record[field] = JSON.parse(record[field] as string);
+	for (const field of [...Object.keys(listColumns), "Roles"]) if (typeof record[field] === "string") record[field] = JSON.parse(record[field]);
 	record.Roles ??= [];
 	record.Cloaked = Number(record.Cloaked) === 1;
 	return record as unknown as T;
@@ -155,7 +154,10 @@ export class UsersRepository {
 	/** Adds a user; a user name or e-mail address already taken (in any case) is a 409 naming the field. */
 	async create(user: NewUser): Promise<UserRow> {
 		try {
-			const row = await this.db.get<UserRow>(insertUser, insertColumns.map(([, value]) => value(user)));
+			const row = await this.db.get<UserRow>(
+				insertUser,
+				insertColumns.map(([, value]) => value(user)),
+			);
 			return toUser(row!);
 		} catch (err) {
 			if (isUniqueViolation(err)) throw failures.alreadyExists(duplicateField(err));
@@ -165,7 +167,10 @@ export class UsersRepository {
 
 	/** A user as the former store held it; nothing when its id, user name or e-mail address is there already. */
 	async importUser(user: NewUser): Promise<boolean> {
-		return !!(await this.db.get(importUser, insertColumns.map(([, value]) => value(user))));
+		return !!(await this.db.get(
+			importUser,
+			insertColumns.map(([, value]) => value(user)),
+		));
 	}
 
 	async find(id: string): Promise<UserRow | undefined> {
@@ -181,10 +186,12 @@ export class UsersRepository {
 		const visibleParams = viewer.admin ? [] : [viewer.userId ?? ""];
 		const anchor = await anchorOf(this.db, page, `SELECT created_time AS time, id FROM users WHERE ${["id = $1", ...visibleAt(2)].join(" AND ")}`, visibleParams);
 		const conditions = [...visibleAt(3), ...(anchor ? [afterAnchor("created_time", "id", 3 + visibleParams.length)] : [])];
-		const rows = await this.db.all<UserRow>(
-			`SELECT ${recordColumns} FROM users ${conditions.length ? `WHERE ${conditions.join(" AND ")}` : ""} ORDER BY created_time, id LIMIT $1 OFFSET $2`,
-			[page.Limit, page.Offset, ...visibleParams, ...(anchor ? anchorParams(anchor) : [])],
-		);
+		const rows = await this.db.all<UserRow>(`SELECT ${recordColumns} FROM users ${conditions.length ? `WHERE ${conditions.join(" AND ")}` : ""} ORDER BY created_time, id LIMIT $1 OFFSET $2`, [
+			page.Limit,
+			page.Offset,
+			...visibleParams,
+			...(anchor ? anchorParams(anchor) : []),
+		]);
 		return rows.map(toUser);
 	}
 
@@ -247,10 +254,7 @@ export class UsersRepository {
 	 */
 	async useDigestNonce(nonce: string, nc: number, now: number, forgetBefore: number): Promise<boolean> {
 		await this.db.run("DELETE FROM digest_nonces WHERE first_used < $1", [forgetBefore]);
-		const counted = await this.db.get(
-			"INSERT INTO digest_nonces (nonce, nc, first_used) VALUES ($1, $2, $3) ON CONFLICT (nonce) DO UPDATE SET nc = excluded.nc WHERE digest_nonces.nc < excluded.nc RETURNING nonce",
-			[nonce, nc, now],
-		);
+		const counted = await this.db.get("INSERT INTO digest_nonces (nonce, nc, first_used) VALUES ($1, $2, $3) ON CONFLICT (nonce) DO UPDATE SET nc = excluded.nc WHERE digest_nonces.nc < excluded.nc RETURNING nonce", [nonce, nc, now]);
 		return !!counted;
 	}
 }

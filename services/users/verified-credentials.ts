@@ -74,6 +74,8 @@ export class VerifiedCredentials {
 	 * password from the 200 a recent sign-in of the owner left here).
 	 */
 	private keyOf(login: string, password: string, address: string | undefined): string {
-		return createHmac("sha256", this.key).update(`${login.toLowerCase()}\0${password}\0${address ?? ""}`).digest("base64");
+		return createHmac("sha256", this.key)
+			.update(`${login.toLowerCase()}\0${password}\0${address ?? ""}`)
+			.digest("base64");
 	}
 }

@@ -16,8 +16,8 @@ export interface VenueMemberRow {
 	CreatedTime: number;
 }
 
-const venueColumns = "id AS \"Id\", name AS \"Name\", owner_id AS \"OwnerId\", created_time AS \"CreatedTime\"";
-const memberColumns = "venue_id AS \"VenueId\", user_id AS \"UserId\", role_id AS \"RoleId\", created_time AS \"CreatedTime\"";
+const venueColumns = 'id AS "Id", name AS "Name", owner_id AS "OwnerId", created_time AS "CreatedTime"';
+const memberColumns = 'venue_id AS "VenueId", user_id AS "UserId", role_id AS "RoleId", created_time AS "CreatedTime"';
 
 /** Venues and their members (keyed by venue and user, so a member is one row however often added). */
 export class VenuesRepository {
@@ -48,10 +48,12 @@ export class VenuesRepository {
 
 	/** Adds a member unless they are one: the member row, or undefined when it existed. */
 	async addMember(venueId: string, userId: string, roleId: string | undefined, now: number): Promise<VenueMemberRow | undefined> {
-		const row = await this.db.get<VenueMemberRow>(
-			`INSERT INTO venue_members (venue_id, user_id, role_id, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (venue_id, user_id) DO NOTHING RETURNING ${memberColumns}`,
-			[venueId, userId, roleId ?? null, now],
-		);
+		const row = await this.db.get<VenueMemberRow>(`INSERT INTO venue_members (venue_id, user_id, role_id, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (venue_id, user_id) DO NOTHING RETURNING ${memberColumns}`, [
+			venueId,
+			userId,
+			roleId ?? null,
+			now,
+		]);
 		return row && present(row);
 	}
 

@@ -114,7 +114,10 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 
 			/** VenueMember records (SPEC.md §2.12): the venue's name and owner, the member's names. */
 			async memberRecords(this: VenuesThis, ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]) {
-				const users = await profilesOf(ctx, members.map(m => m.UserId));
+				const users = await profilesOf(
+					ctx,
+					members.map(m => m.UserId),
+				);
 				return members.map(m => {
 					const user = users.get(m.UserId);
 					return { VenueId: m.VenueId, OwnerId: venue?.OwnerId, UserId: m.UserId, VenueName: venue?.Name, MemberFirstName: user?.FirstName, MemberLastName: user?.LastName, RoleId: m.RoleId };

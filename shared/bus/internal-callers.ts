@@ -30,7 +30,7 @@ export function internalCallers(): Middleware {
 					audit?.warn({ event: "internal-call-refused", action: name, caller: ctx.caller ?? null, callerNode: ctx.nodeID, requestID: ctx.requestID }, `Refused ${name} to ${ctx.caller ?? "a caller outside any service"}`);
 					throw failures.forbidden();
 				}
-				return handler.call(this as never, ctx);
+				return handler.call(this as never, ctx) as unknown;
 			};
 		},
 	};

@@ -19,7 +19,7 @@ const held = new WeakMap<ServiceBroker, Map<string, HeldCache>>();
 /** This node's cache of a definition, made at its first use. */
 export function cacheOf<V extends object>(broker: ServiceBroker, definition: CacheDefinition<V>): HotCache<V> {
 	let caches = held.get(broker);
-	if (!caches) held.set(broker, (caches = new Map()));
+	if (!caches) held.set(broker, (caches = new Map<string, HeldCache>()));
 	const kept = caches.get(definition.name);
 	// Only this function makes the caches, each from the one definition of its name: its values are V.
 	if (kept) return kept as HotCache<V>;

@@ -20,7 +20,12 @@ export const text = (max = 200) => w.string().trim().max(max).allow("");
 export const requiredText = (max = 200) => w.string().trim().max(max).required();
 
 /** A user name: letters, digits and . _ + -; never "@", so that it cannot be (or take over) an e-mail address (PRODUCT.md §3). */
-export const userName = () => w.string().trim().max(100).pattern(/^[\w.+-]+$/, "user name without @");
+export const userName = () =>
+	w
+		.string()
+		.trim()
+		.max(100)
+		.pattern(/^[\w.+-]+$/, "user name without @");
 
 /** A new password: 8 characters or more. */
 export const newPassword = () => w.string().min(8).max(200);

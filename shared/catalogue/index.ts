@@ -10,15 +10,7 @@ import { descriptionOperations } from "./description";
 export * from "./operation";
 
 /** Every operation of the API. Adding one here (plus its action) is all it takes to publish it. */
-export const catalogue: readonly Operation[] = [
-	...accountsOperations,
-	...usersOperations,
-	...graphOperations,
-	...postsOperations,
-	...venuesOperations,
-	...systemsOperations,
-	...descriptionOperations,
-];
+export const catalogue: readonly Operation[] = [...accountsOperations, ...usersOperations, ...graphOperations, ...postsOperations, ...venuesOperations, ...systemsOperations, ...descriptionOperations];
 
 const byFoldedName = new Map(catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)));
 const byAction = new Map(catalogue.map(op => [op.action, op]));

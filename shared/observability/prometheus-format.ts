@@ -23,6 +23,7 @@ export interface MetricNaming {
 	labelsToStr(labels: Record<string, unknown>, extra?: Record<string, unknown>): string;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a metric's value: a number, or whatever scalar a reporter left there
 const number = (value: unknown) => (typeof value === "number" && !Number.isNaN(value) ? String(value) : value == null ? "NaN" : String(value));
 
 /**

@@ -6,6 +6,12 @@ import { SqlDatabase } from "./sql/database";
 /** A document of the former embedded store (NeDB): `_id` is the record's GUID, timestamps epoch milliseconds. */
 export type LegacyDoc = { _id: string } & Record<string, unknown>;
 
+/** A field of a former document as text, undefined when absent. */
+export function legacyText(value: unknown): string | undefined {
+	// eslint-disable-next-line @typescript-eslint/no-base-to-string -- the former services stored these fields as scalars and read them with String()
+	return value === undefined || value === null ? undefined : String(value);
+}
+
 /**
  * How a domain takes in its former NeDB collections: for each collection file (`<name>.db` in
  * DATA_DIR), a function that writes one document through the repository. It must be idempotent
@@ -17,7 +23,7 @@ export type LegacyImport<Repo> = Record<string, (repo: Repo, doc: LegacyDoc) => 
 export async function readLegacyCollection(file: string): Promise<LegacyDoc[]> {
 	const store = new Datastore({ filename: file });
 	await store.loadDatabaseAsync();
-	return (await store.findAsync({})) as LegacyDoc[];
+	return await store.findAsync<LegacyDoc>({});
 }
 
 /**

@@ -63,7 +63,9 @@ export const w = Joi.extend(
 		coerce: {
 			from: "string",
 			method(value: unknown) {
-				const text = String(value).trim().replace(/^\[(.*)\]$/s, "$1");
+				const text = String(value)
+					.trim()
+					.replace(/^\[(.*)\]$/s, "$1");
 				return { value: text === "" ? [] : text.split(",").map(s => s.trim()) };
 			},
 		},

@@ -23,9 +23,9 @@ const options: Joi.ValidationOptions = {
 
 /** The request converted to Plaza's inner form, or a 400 PlazaError naming every bad field. */
 export function validateRequest<T>(schema: Joi.ObjectSchema<T>, input: Record<string, unknown>): T {
-	const { value, error } = schema.validate(input, options);
-	if (error) throw failures.validation(error.details.map(toFieldError));
-	return value;
+	const result = schema.validate(input, options);
+	if (result.error) throw failures.validation(result.error.details.map(toFieldError));
+	return result.value;
 }
 
 function toFieldError(d: Joi.ValidationErrorItem): FieldError {

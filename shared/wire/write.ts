@@ -33,7 +33,14 @@ function compile(d: Description): Writer {
 			const valueRule = d.patterns?.[0]?.rule;
 			if (!d.keys && valueRule) {
 				const value = compile(valueRule);
-				return dictionary => (dictionary && typeof dictionary === "object" ? Object.fromEntries(Object.entries(dictionary).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, value(v)])) : undefined);
+				return dictionary =>
+					dictionary && typeof dictionary === "object"
+						? Object.fromEntries(
+								Object.entries(dictionary)
+									.filter(([, v]) => v !== null && v !== undefined)
+									.map(([k, v]) => [k, value(v)]),
+							)
+						: undefined;
 			}
 			const fields = Object.entries(d.keys ?? {}).map(([name, sub]) => [name, compile(sub), sub.type === "array" || sub.type === "list"] as const);
 			return value => {

@@ -32,11 +32,11 @@ export const engines: Array<[string, Open]> = [
 		? [
 				[
 					"postgres",
-					(async (migrations, domain) => {
+					async (migrations, domain) => {
 						const database = testDatabase();
 						await database.create();
 						return migrated(new PostgresDatabase(database.url), migrations, domain, () => database.drop());
-					}) as Open,
+					},
 				] as [string, Open],
 			]
 		: []),

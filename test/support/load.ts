@@ -14,12 +14,7 @@ export interface Outcome {
  * last one ended; a request not answered in `timeoutMs` counts as status 0. Bounded in time, only
  * against this machine.
  */
-export async function runLoad(
-	seconds: number,
-	concurrency: number,
-	next: (i: number) => { kind: "read" | "write"; send: (signal: AbortSignal) => Promise<{ status: number; id?: string }> },
-	timeoutMs = 15_000,
-): Promise<Outcome[]> {
+export async function runLoad(seconds: number, concurrency: number, next: (i: number) => { kind: "read" | "write"; send: (signal: AbortSignal) => Promise<{ status: number; id?: string }> }, timeoutMs = 15_000): Promise<Outcome[]> {
 	const started = Date.now();
 	const deadline = started + seconds * 1000;
 	const outcomes: Outcome[] = [];

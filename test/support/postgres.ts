@@ -47,7 +47,7 @@ export async function onServer<T>(work: (client: Client) => Promise<T>, database
 	try {
 		await client.connect();
 	} catch (err) {
-		throw new Error(`PostgreSQL at ${postgresServerUrl} is out of reach (${(err as Error).message}): start it, point PLAZA_TEST_POSTGRES_URL at one, or set PLAZA_TEST_POSTGRES=off`);
+		throw new Error(`PostgreSQL at ${postgresServerUrl} is out of reach (${(err as Error).message}): start it, point PLAZA_TEST_POSTGRES_URL at one, or set PLAZA_TEST_POSTGRES=off`, { cause: err });
 	}
 	try {
 		return await work(client);

@@ -69,8 +69,10 @@ export async function pageOf<T extends object>(db: SqlExecutor, list: OwnedList,
 	const fixed = list.where ? ` AND ${list.where}` : "";
 	const anchor = await anchorOf(db, page, `SELECT ${list.time} AS time, ${list.tiebreak} AS id FROM ${list.table} WHERE ${list.cursor ?? list.tiebreak} = $1 AND ${list.owner} = $2${fixed}`, [ownerId]);
 	const after = anchor ? ` AND ${afterAnchor(list.time, list.tiebreak, 4)}` : "";
-	return db.all<T>(
-		`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`,
-		[ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
-	);
+	return db.all<T>(`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`, [
+		ownerId,
+		page.Limit,
+		page.Offset,
+		...(anchor ? anchorParams(anchor) : []),
+	]);
 }

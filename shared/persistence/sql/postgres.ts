@@ -11,7 +11,7 @@ const dialect: SqlDialect = {
 
 /** BIGINT (timestamps, counts) as numbers: Plaza's stay far below 2^53. */
 const typeParsers = {
-	getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? Number : types.getTypeParser(oid, format ?? "text"))) as typeof types.getTypeParser,
+	getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? Number : (types.getTypeParser(oid, format ?? "text") as (value: string) => unknown))) as typeof types.getTypeParser,
 };
 
 function bind(params: readonly SqlValue[]): unknown[] {

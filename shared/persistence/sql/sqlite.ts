@@ -45,7 +45,7 @@ interface Prepared {
 function rowMaker(columns: string[]): (values: unknown[]) => Row {
 	return values => {
 		const row: Row = {};
-		for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i] as Row[string];
+		for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
 		return row;
 	};
 }
@@ -61,12 +61,12 @@ function bind(params: readonly SqlValue[]): Bound[] {
 
 /** node:sqlite is still marked experimental in Node 22: its one warning says nothing an operator can act on. */
 function loadSqlite(): typeof import("node:sqlite") {
-	const emitWarning = process.emitWarning;
-	process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+	const emitWarning = process.emitWarning.bind(process);
+	process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
 		if (String(warning).includes("SQLite is an experimental feature")) return;
-		(emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-	}) as typeof process.emitWarning;
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
+		(emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+	};
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the warning filter above is in place
 	return require("node:sqlite") as typeof import("node:sqlite");
 }
 
@@ -192,6 +192,7 @@ export class SqliteDatabase implements SqlDatabase {
 		if (this.group) return this.group;
 		this.db.exec("BEGIN IMMEDIATE");
 		let settle!: (err?: unknown) => void;
+		// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on the error COMMIT or fsync threw, as it came
 		const committed = new Promise<void>((resolve, reject) => (settle = err => (err === undefined ? resolve() : reject(err))));
 		committed.catch(() => undefined);
 		const group: Group = { committed, settle };
@@ -203,7 +204,8 @@ export class SqliteDatabase implements SqlDatabase {
 	private commitGroup(group: Group): void {
 		if (this.current) {
 			// A member is still running (awaiting something of its own): commit after it.
-			void this.current.catch(() => undefined).then(() => setImmediate(() => this.commitGroup(group)));
+			const again = () => void setImmediate(() => this.commitGroup(group));
+			this.current.then(again, again);
 			return;
 		}
 		if (this.group !== group) return;
