@@ -7,20 +7,33 @@ process.env.PASSWORD_HASH_COST ??= "test"; // cheap scrypt for the many test sig
  * test/support/postgres.ts) unless PLAZA_TEST_POSTGRES=off.
  */
 const project = {
-  testEnvironment: "node",
-  roots: ["<rootDir>/test"],
-  transform: { "^.+\\.ts$": "ts-jest" },
+	testEnvironment: "node",
+	// The whole repository, not just test/: coverage lists the production files no test loads (at 0 %).
+	roots: ["<rootDir>"],
+	testPathIgnorePatterns: ["/node_modules/", "<rootDir>/dist/"],
+	transform: { "^.+\\.ts$": "ts-jest" },
+	setupFiles: ["<rootDir>/scripts/child-coverage.setup.js"],
 };
 const apiSuites = ["**/*.api.test.ts", "**/servicestack-client.test.ts"];
 
 module.exports = {
-  testTimeout: 30000,
-  maxWorkers: 2,
-  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
-  projects: [
-    { ...project, displayName: "all", testMatch: ["**/*.test.ts"] },
-    ...(process.env.PLAZA_TEST_POSTGRES === "off"
-      ? []
-      : [{ ...project, displayName: "api-on-postgres", testMatch: apiSuites, setupFiles: ["<rootDir>/test/support/on-postgres.setup.ts"] }]),
-  ],
+	testTimeout: 30000,
+	maxWorkers: 2,
+	reporters: ["default", "<rootDir>/test/support/summary-reporter.js", "<rootDir>/scripts/child-coverage-reporter.js"],
+	// Coverage: in CI (CI=true, as .ci/run is run) `npm test` measures it; locally `npm test -- --coverage`
+	// does (it about doubles the run's time, so it is not on by default). V8's own counters, no
+	// instrumentation; production code only, the built dist/main.js of process and cluster tests included
+	// (see scripts/child-coverage-reporter.js); a one-screen summary; the run fails under 80 % of lines
+	// (the issue's bar; V8 counts lines generously), 85 % of branches or 90 % of functions.
+	collectCoverage: process.env.CI === "true",
+	coverageProvider: "v8",
+	collectCoverageFrom: ["{services,shared,gateway}/**/*.ts", "main.ts", "plaza.ts", "!**/*.d.ts"],
+	coverageReporters: ["text-summary"],
+	coverageThreshold: { global: { lines: 80, branches: 85, functions: 90 } },
+	projects: [
+		{ ...project, displayName: "all", testMatch: ["<rootDir>/test/**/*.test.ts"] },
+		...(process.env.PLAZA_TEST_POSTGRES === "off"
+			? []
+			: [{ ...project, displayName: "api-on-postgres", testMatch: apiSuites.map(glob => `<rootDir>/test/${glob}`), setupFiles: [...project.setupFiles, "<rootDir>/test/support/on-postgres.setup.ts"] }]),
+	],
 };
