@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { BrokerOptions, Errors, Middleware } from "moleculer";
+import { BrokerOptions, Errors, Middleware, ServiceBroker } from "moleculer";
 import { PlazaConfig } from "./config";
 import { operationsMiddleware } from "./operations.middleware";
 import { callLogMiddleware } from "./call-log.middleware";
 import { plazaLogger } from "./plaza-logger";
 import { PrometheusText } from "./metrics";
 import { tracingOptions } from "./observability/tracing";
+import { moleculerMetricsMiddleware } from "./observability/moleculer-metrics.middleware";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
 import { QueueGroupNats, queueGroupsBeforeStarted } from "./bus/queue-group-nats";
@@ -72,6 +73,16 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		tracing: tracingOptions(cluster),
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
-		middlewares: [...bus, ...(balanced.disableBalancer ? [queueGroupsBeforeStarted] : []), internalCallers(), operationsMiddleware, callLogMiddleware(config.logFormat === "json" ? "info" : "debug"), ...extraMiddlewares],
+		// Moleculer's internal middlewares in its own order, save its per-call metrics: moleculerMetricsMiddleware keeps the same ones with series bound once.
+		internalMiddlewares: false,
+		middlewares: [
+			...bus,
+			...(balanced.disableBalancer ? [queueGroupsBeforeStarted] : []),
+			internalCallers(),
+			operationsMiddleware,
+			callLogMiddleware(config.logFormat === "json" ? "info" : "debug"),
+			...extraMiddlewares,
+			...ServiceBroker.INTERNAL_MIDDLEWARES.map(name => (name === "Metrics" ? moleculerMetricsMiddleware() : name)),
+		],
 	};
 }

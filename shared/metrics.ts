@@ -1,6 +1,7 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 import { nodeMetricsText } from "./observability/node-metrics";
 import { MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
+import { addFamilies, boundFamilies, HistogramFamily, HistogramSeries, ValueFamily, ValueSeries } from "./observability/metric-series";
 
 /** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
 export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
@@ -23,8 +24,8 @@ export class PrometheusText extends MetricReporters.Prometheus {
 	}
 
 	override generatePrometheusResponse(): string {
-		const store = (this.registry as unknown as { store: Map<string, MoleculerMetric> }).store;
-		return prometheusFormat(store.values(), this);
+		const { store, broker } = this.registry as unknown as { store: Map<string, MoleculerMetric>; broker: object };
+		return prometheusFormat([...store.values(), ...boundFamilies(broker)], this);
 	}
 
 	override async stop(): Promise<void> {}
@@ -50,22 +51,35 @@ export const operationMetrics = {
 	duration: "plaza.operation.duration.seconds",
 };
 
+interface OperationSeries {
+	requests: ValueSeries;
+	duration: HistogramSeries;
+}
+
+/** Per broker: the families, and the series of each operation, surface and status, bound at their first call. */
+const operationFamilies = new WeakMap<ServiceBroker, { requests: ValueFamily; duration: HistogramFamily; series: Map<string, OperationSeries> }>();
+
 export function registerOperationMetrics(broker: ServiceBroker): void {
-	if (!broker.isMetricsEnabled()) return;
-	broker.metrics.register({ type: "counter", name: operationMetrics.requests, labelNames: ["operation", "surface", "status"], description: "Operations called, by HTTP status" });
-	broker.metrics.register({
-		type: "histogram",
-		name: operationMetrics.duration,
-		labelNames: ["operation", "surface", "status"],
-		description: "Time to answer an operation, in seconds",
-		unit: "seconds",
-		buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-	} as unknown as Parameters<typeof broker.metrics.register>[0]);
+	if (!broker.isMetricsEnabled() || operationFamilies.has(broker)) return;
+	const families = {
+		requests: new ValueFamily(operationMetrics.requests, "counter", "Operations called, by HTTP status"),
+		duration: new HistogramFamily(operationMetrics.duration, "Time to answer an operation, in seconds", "seconds", [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+		series: new Map<string, OperationSeries>(),
+	};
+	operationFamilies.set(broker, families);
+	addFamilies(broker, [families.requests, families.duration]);
 }
 
 /** Counts one operation call and its duration (seconds since `startedAt`, from process.hrtime.bigint()). */
 export function recordOperation(broker: ServiceBroker, operation: string, surface: string, status: number, startedAt: bigint): void {
-	if (!broker.isMetricsEnabled()) return;
-	broker.metrics.increment(operationMetrics.requests, { operation, surface, status });
-	broker.metrics.observe(operationMetrics.duration, Number(process.hrtime.bigint() - startedAt) / 1e9, { operation, surface, status });
+	const families = operationFamilies.get(broker);
+	if (!families) return;
+	const key = `${operation}|${surface}|${status}`;
+	let series = families.series.get(key);
+	if (!series) {
+		const labels = { operation, surface, status };
+		families.series.set(key, (series = { requests: families.requests.series(key, labels), duration: families.duration.series(key, labels) }));
+	}
+	series.requests.value++;
+	series.duration.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
 }

@@ -114,4 +114,26 @@ describe("/metrics for Prometheus", () => {
 			}
 		}
 	});
+	/** A sample's value, by metric name and the label text it contains (0 when there is none yet). */
+	const valueOf = (text: string, name: string, ...labels: string[]) => samples(text, name).find(sample => labels.every(label => sample.labels.includes(label)))?.value ?? 0;
+
+	test("moleculer_request_* count each action call once, per action and caller: total, errors, time in ms, none left in flight", async () => {
+		const reader = await plaza.signUp();
+		const scrape = async () => (await plaza.admin("GET", "/metrics")).text;
+		const find = ['action="users.find"', 'type="local"', 'caller="gateway"'];
+		const before = await scrape();
+		for (let i = 0; i < 3; i++) expect((await reader.http("GET", `/Users/${reader.userId}`)).status).toBe(200);
+		const missing = await reader.http("GET", "/Users/0f8fad5bd9cb469fa16570867728950e");
+		expect(missing.status).toBe(404);
+		const after = await scrape();
+		expect(valueOf(after, "moleculer_request_total", ...find) - valueOf(before, "moleculer_request_total", ...find)).toBe(4);
+		expect(valueOf(after, "moleculer_request_time_count", ...find) - valueOf(before, "moleculer_request_time_count", ...find)).toBe(4);
+		expect(valueOf(after, "moleculer_request_time_bucket", ...find, 'le="+Inf"')).toBe(valueOf(after, "moleculer_request_time_count", ...find));
+		expect(valueOf(after, "moleculer_request_time_sum", ...find)).toBeGreaterThan(0);
+		expect(valueOf(after, "moleculer_request_active", ...find)).toBe(0);
+		const notFound = [...find, 'errorCode="404"'];
+		expect(valueOf(after, "moleculer_request_error_total", ...notFound) - valueOf(before, "moleculer_request_error_total", ...notFound)).toBe(1);
+		expect(valueOf(after, "moleculer_request_levels", 'level="2"')).toBeGreaterThan(valueOf(before, "moleculer_request_levels", 'level="2"'));
+		expect(parsePrometheus(after).find(family => family.name === "moleculer_request_time")?.type).toBe("HISTOGRAM");
+	});
 });
