@@ -45,6 +45,18 @@ export function moleculerMetricsMiddleware(): Middleware {
 	};
 
 	/** Counts `name`'s series of one label, for hooks that see only a name (events, packet types). */
+	/** A transporter hook counting packets and their bytes (its second argument); the series made when it is wired, so a process with no transporter shows none (as Moleculer did). */
+	const countingPackets = (packets: ValueFamily, bytes: ValueFamily) =>
+		function (this: unknown, next: Handler) {
+			if (!enabledFor(this)) return next;
+			const count = packets.series("", {});
+			const size = bytes.series("", {});
+			return function (this: unknown, ...args: unknown[]) {
+				count.value++;
+				size.value += (args[1] as { length?: number } | undefined)?.length ?? 0;
+				return next.apply(this, args);
+			};
+		};
 	const countBy = (values: ValueFamily, label: string) => (name: unknown) => values.series(String(name), () => ({ [label]: name })).value++;
 	// The levels a call can have are few: their series by level.
 	const levels: ValueSeries[] = [];
@@ -165,28 +177,8 @@ export function moleculerMetricsMiddleware(): Middleware {
 			};
 		},
 		transitMessageHandler: counting(countBy(family.receivedPackets, "type")),
-		// The packet counters read the second argument (the bytes).
-		transporterSend(this: unknown, next: Handler) {
-			if (!enabledFor(this)) return next;
-			// Made here, so a process with no transporter shows none (as Moleculer did).
-			const sent = family.sent.series("", {});
-			const sentBytes = family.sentBytes.series("", {});
-			return function send(this: unknown, ...args: unknown[]) {
-				sent.value++;
-				sentBytes.value += (args[1] as { length?: number } | undefined)?.length ?? 0;
-				return next.apply(this, args);
-			};
-		},
-		transporterReceive(this: unknown, next: Handler) {
-			if (!enabledFor(this)) return next;
-			const receivedTotal = family.receivedTotal.series("", {});
-			const receivedBytes = family.receivedBytes.series("", {});
-			return function receive(this: unknown, ...args: unknown[]) {
-				receivedTotal.value++;
-				receivedBytes.value += (args[1] as { length?: number } | undefined)?.length ?? 0;
-				return next.apply(this, args);
-			};
-		},
+		transporterSend: countingPackets(family.sent, family.sentBytes),
+		transporterReceive: countingPackets(family.receivedTotal, family.receivedBytes),
 	};
 	return middleware as unknown as Middleware;
 }
