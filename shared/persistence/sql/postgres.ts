@@ -1,6 +1,6 @@
 import { Pool, PoolClient, types } from "pg";
 import { failures } from "../../errors";
-import { Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
+import { isReadOnly, Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
 
 const dialect: SqlDialect = {
 	name: "postgres",
@@ -33,8 +33,27 @@ function translated(err: unknown): unknown {
 	return err;
 }
 
+/** Connections the pool holds: after a cut (a server restart), at most this many idle ones are found broken one by one. */
+const poolSize = 10;
+
+/**
+ * Runs `attempt` again, on another connection, while its connection turns out lost (the pool drops
+ * a broken one): only for what cannot have run on the server — a read, or a transaction's BEGIN.
+ */
+async function onLiveConnection<T>(attempt: () => Promise<T>): Promise<T> {
+	for (let tries = 1; ; tries++) {
+		try {
+			return await attempt();
+		} catch (err) {
+			if (!isConnectionLoss(err) || tries > poolSize) throw err;
+		}
+	}
+}
+
 function executor(client: Pool | PoolClient): SqlExecutor {
-	const query = (sql: string, params: readonly SqlValue[]) => client.query(sql, bind(params)).catch(err => Promise.reject(translated(err)));
+	// Through the pool, a read whose connection was found cut is tried on another: served again at once after a restart.
+	const send = (sql: string, params: readonly SqlValue[]) => (client instanceof Pool && isReadOnly(sql) ? onLiveConnection(() => client.query(sql, bind(params))) : client.query(sql, bind(params)));
+	const query = (sql: string, params: readonly SqlValue[]) => send(sql, params).catch(err => Promise.reject(translated(err)));
 	return {
 		dialect,
 		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
@@ -56,7 +75,7 @@ export class PostgresDatabase implements SqlDatabase {
 	private readonly pooled: SqlExecutor;
 
 	constructor(url: string, onConnectionLost: (message: string) => void = () => undefined) {
-		this.pool = new Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, keepAlive: true, application_name: "plaza", types: typeParsers });
+		this.pool = new Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, keepAlive: true, application_name: "plaza", types: typeParsers });
 		this.pool.on("error", err => onConnectionLost(err.message));
 		this.pooled = executor(this.pool);
 	}
@@ -74,10 +93,9 @@ export class PostgresDatabase implements SqlDatabase {
 	}
 
 	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, beforeWork?: (tx: SqlExecutor) => Promise<void>): Promise<T> {
-		const client = await this.pool.connect().catch(err => Promise.reject(translated(err)));
+		const client = await onLiveConnection(() => this.begun()).catch(err => Promise.reject(translated(err)));
 		let broken = false;
 		try {
-			await client.query("BEGIN");
 			const tx = executor(client);
 			await beforeWork?.(tx);
 			const result = await work(tx);
@@ -91,6 +109,18 @@ export class PostgresDatabase implements SqlDatabase {
 			throw err;
 		} finally {
 			client.release(broken);
+		}
+	}
+
+	/** A connection with a transaction begun; one found cut is dropped from the pool. */
+	private async begun(): Promise<PoolClient> {
+		const client = await this.pool.connect();
+		try {
+			await client.query("BEGIN");
+			return client;
+		} catch (err) {
+			client.release(true);
+			throw err;
 		}
 	}
 
