@@ -8,6 +8,27 @@ type Failure = { name?: string; code?: number | string; type?: string } | undefi
 /** Moleculer's default buckets for its request and event times, in milliseconds. */
 const millisecondBuckets = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
+/** When `running` settles: `done` either way (time, in flight), then `failed` with the error, which goes on. */
+function whenSettled(running: Promise<unknown>, done: () => void, failed: (err: Failure) => void): Promise<unknown> {
+	return running.then(
+		result => {
+			done();
+			return result;
+		},
+		(err: Failure) => {
+			done();
+			failed(err);
+			throw err;
+		},
+	);
+}
+
+/** An error's labels as Moleculer's error counters have them, and their part of a series key. */
+function errorLabels(err: Failure) {
+	const labels = { errorName: err?.name ?? null, errorCode: err?.code ?? null, errorType: err?.type ?? null };
+	return { labels, key: `${labels.errorName}|${String(labels.errorCode)}|${labels.errorType}` };
+}
+
 /**
  * Moleculer's own metrics middleware (its internal "Metrics", switched off in brokerOptions) done
  * with series bound once per action, caller and event: the same metric names and labels on
@@ -88,18 +109,10 @@ export function moleculerMetricsMiddleware(): Middleware {
 				series.time.observe(performance.now() - started);
 				series.active.value--;
 			};
-			return (next.call(this, ctx) as Promise<unknown>).then(
-				result => {
-					done();
-					return result;
-				},
-				(err: Failure) => {
-					done();
-					const labels = { service, action: name, type, caller, errorName: err?.name ?? null, errorCode: err?.code ?? null, errorType: err?.type ?? null };
-					family.errors.series(`${name}|${type}|${caller ?? ""}|${labels.errorName}|${String(labels.errorCode)}|${labels.errorType}`, labels).value++;
-					throw err;
-				},
-			);
+			return whenSettled(next.call(this, ctx) as Promise<unknown>, done, err => {
+				const failure = errorLabels(err);
+				family.errors.series(`${name}|${type}|${caller ?? ""}|${failure.key}`, { service, action: name, type, caller, ...failure.labels }).value++;
+			});
 		};
 	}
 
@@ -118,18 +131,10 @@ export function moleculerMetricsMiddleware(): Middleware {
 				family.receivedTime.series(key, labels).observe(performance.now() - started);
 				active.value--;
 			};
-			return (next.apply(this, args) as Promise<unknown>).then(
-				result => {
-					done();
-					return result;
-				},
-				(err: Failure) => {
-					done();
-					const failure = { ...labels, errorName: err?.name ?? null, errorCode: err?.code ?? null, errorType: err?.type ?? null };
-					family.receivedErrors.series(`${key}|${failure.errorName}|${String(failure.errorCode)}|${failure.errorType}`, failure).value++;
-					throw err;
-				},
-			);
+			return whenSettled(next.apply(this, args) as Promise<unknown>, done, err => {
+				const failure = errorLabels(err);
+				family.receivedErrors.series(`${key}|${failure.key}`, { ...labels, ...failure.labels }).value++;
+			});
 		};
 	}
 
