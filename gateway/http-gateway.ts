@@ -229,10 +229,10 @@ export class HttpGateway {
 		else if (req.$format === "xml") sendXml(res, 200, answerXml(op, result));
 		else {
 			const json = wireJson(writerFor(op.response)(result));
-			const { responseScope: scope, responseRecords: records } = req.$ctx.meta as ResponseScopeMeta;
+			const { responseScope: scope, responseRecords: records, responseExpiresAt: expiresAt } = req.$ctx.meta as ResponseScopeMeta;
 			if (kept && scope) {
 				const bytes = Buffer.from(json);
-				this.responses.keep(kept, scope, bytes, records);
+				this.responses.keep(kept, scope, bytes, records, expiresAt);
 				sendJsonText(req, res, 200, bytes);
 			} else sendJsonText(req, res, 200, json);
 		}

@@ -1,7 +1,7 @@
 import { ServiceBroker } from "moleculer";
 import { LRUCache } from "lru-cache";
 import { catalogue, Operation } from "../shared/catalogue";
-import { Caller, isAdmin } from "../shared/caller";
+import { Caller, CALLER_SCOPE, isAdmin } from "../shared/caller";
 import { domainGenerations } from "../shared/cache/domain-changes";
 import { onInvalidation } from "../shared/cache/node-caches";
 
@@ -43,7 +43,10 @@ export interface PendingAnswer {
  * are served only while those have not moved: any write in one of them, on any node, is announced
  * before it answers, so an answer kept before a write is never served after it. An answer made of
  * particular records (a post) names them in `ctx.meta.responseRecords`, and is dropped when a write
- * invalidates one of them in the hot caches (`plaza.cache.invalidate`), on any node.
+ * invalidates one of them in the hot caches (`plaza.cache.invalidate`), on any node. An answer that is
+ * its caller's alone (CALLER_SCOPE: a feed, a search with private posts) is kept for that caller
+ * only; it is the only scope an operation with actor fields may give, since the actor check passed
+ * for that very caller and those very fields. An answer is never kept past `responseExpiresAt`.
  */
 export class ResponseCache {
 	private readonly answers = new LRUCache<string, KeptAnswer>({
@@ -64,9 +67,9 @@ export class ResponseCache {
 	private readonly scopes = new LRUCache<string, KnownScope>({ max: 100_000, ttl: ttlMs });
 
 	constructor(private readonly broker: ServiceBroker) {
-		// A kept answer skips the operations middleware: only reads whose checks do not depend on the fields (no actors) qualify.
-		const unfit = catalogue.filter(op => op.cacheResponse && (!op.reads || op.actors?.length || op.download));
-		if (unfit.length) throw new Error(`cacheResponse is for reads without actor fields: ${unfit.map(op => op.name).join(", ")}`);
+		// A kept answer skips the operations middleware: its checks must have passed for the same caller and fields (see keep).
+		const unfit = catalogue.filter(op => op.cacheResponse && (!op.reads || op.download));
+		if (unfit.length) throw new Error(`cacheResponse is for reads that are not downloads: ${unfit.map(op => op.name).join(", ")}`);
 		onInvalidation(broker, (cache, keys) => this.drop(cache, keys));
 	}
 
@@ -84,13 +87,18 @@ export class ResponseCache {
 	 * Keeps an answer read for `pending`, when its action gave it a scope and nothing it depends on
 	 * changed meanwhile: its domains' generations, and the records it names (cache → keys).
 	 */
-	keep(pending: PendingAnswer, scope: string, json: Buffer, records: Record<string, string[]> = {}): void {
+	keep(pending: PendingAnswer, given: string, json: Buffer, records: Record<string, string[]> = {}, expiresAt?: number): void {
+		// Whether the caller may pass these actor fields was checked for this caller alone.
+		if (pending.op.actors?.length && given !== CALLER_SCOPE) return;
+		const ttl = expiresAt === undefined ? ttlMs : Math.min(ttlMs, expiresAt - Date.now());
+		if (ttl <= 0) return;
 		if (domainGenerations(this.broker).of(pending.op.cacheResponse?.domains ?? []) !== pending.generations) return;
 		const made = Object.entries(records).flatMap(([cache, keys]) => keys.map(key => `${cache}\n${key}`));
 		if (made.some(record => (this.invalidatedAt.get(record) ?? 0) > pending.heard)) return;
+		const scope = given === CALLER_SCOPE ? `${CALLER_SCOPE}:${pending.callerKey}` : given;
 		this.scopes.set(`${pending.op.name}\n${pending.callerKey}`, { scope, generations: pending.generations });
 		const key = answerKey(pending.op, scope, pending.params);
-		this.answers.set(key, { json, generations: pending.generations, records: made });
+		this.answers.set(key, { json, generations: pending.generations, records: made }, { ttl });
 		for (const record of made) {
 			let answers = this.answersOf.get(record);
 			if (!answers) this.answersOf.set(record, (answers = new Set()));

@@ -29,12 +29,17 @@ export interface RequestMeta extends SessionMeta {
 	baseUrl?: string;
 }
 
+/** The scope of an answer that is its caller's alone, but that the gateway may keep for that caller (a feed). */
+export const CALLER_SCOPE = "caller";
+
 /** What an action whose answer the gateway may keep (`cacheResponse`) says of who else gets the same answer. */
 export interface ResponseScopeMeta {
-	/** A name for every caller who gets this same answer to the same request; unset: the answer is this caller's alone. */
+	/** A name for every caller who gets this same answer to the same request, or CALLER_SCOPE; unset: the answer is not kept. */
 	responseScope?: string;
 	/** The records the answer is made of, by hot cache (`{ posts: [id] }`): a write that invalidates one of them drops it. */
 	responseRecords?: Record<string, string[]>;
+	/** When the answer goes stale by itself (a listed post expires), in ms since the epoch. */
+	responseExpiresAt?: number;
 }
 
 export interface CallerMeta {

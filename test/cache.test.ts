@@ -294,8 +294,9 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		const [ann, bob] = await Promise.all([a.signUp("ann"), a.signUp("bob")]);
 		expect((await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status).toBe(200);
 		const post = (await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "named" }, as(ann))).body;
-		// FindPost's answer is kept at gateway B (a public post); the author's feed is asked of a posts node every time.
-		const feedThroughB = () => b.call("GET", `/Users/${ann.userId}/Feed`, undefined, as(ann));
+		await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "newer" }, as(ann));
+		// FindPost's answer and a feed's first page are kept at gateway B; a second page is asked of a posts node every time.
+		const feedThroughB = () => b.call("GET", `/Users/${ann.userId}/Feed?Offset=1`, undefined, as(ann));
 		const names = async () => ({
 			connection: (await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0].LastName,
 			author: (await b.call("GET", `/Posts/${post.Id}`, undefined, as(bob))).body.AuthorDisplayName,
@@ -325,9 +326,10 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 	test("a post updated through A shows in B's FindPost at once, whichever posts node answers", async () => {
 		const [author, reader] = await Promise.all([a.signUp("writer"), a.signUp("reader")]);
 		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "will grow" }, as(author))).body;
-		// FindPost's answer is kept at gateway B; the author's feed reaches a posts node (and its cache) every time.
+		await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "newer" }, as(author));
+		// FindPost's answer and a feed's first page are kept at gateway B; a second page reaches a posts node (and its cache) every time.
 		const find = async () => (await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body;
-		const inFeed = async () => ((await b.call("GET", `/Users/${author.userId}/Feed`, undefined, as(author))).body as unknown as Records)[0];
+		const inFeed = async () => ((await b.call("GET", `/Users/${author.userId}/Feed?Offset=1`, undefined, as(author))).body as unknown as Records)[0];
 		expect((await find()).Tags).toEqual([]);
 		await cachedOnBothPostsNodes("posts", inFeed);
 		expect((await a.call("POST", `/Posts/${post.Id}/Tags`, { Value: "late" }, as(author))).status).toBe(200);

@@ -13,6 +13,7 @@ import { Names } from "./post-records";
 import { checkContext } from "./post-context";
 import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
+import { feedSources, keepPostList, postListed, recipientListed, searchSources, tagListed } from "./post-lists";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
@@ -70,6 +71,12 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
 				const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 				await this.repo.createPost(post, tags, recipients);
+				await postListed(
+					ctx,
+					post,
+					values,
+					recipients.map(r => r.id),
+				);
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
 				return names.post(post, tags, recipientRows, [], []);
 			},
@@ -101,7 +108,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			async addTag(this: PostsThis, ctx: Context<{ PostId: string; Value: string; TagType: number }>) {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
-				await this.postChanged(ctx, post.Id);
+				await Promise.all([this.postChanged(ctx, post.Id), tagListed(ctx, ctx.params.Value)]);
 				return row;
 			},
 
@@ -112,14 +119,18 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					.split(",")
 					.map(t => t.trim().toLowerCase())
 					.filter(Boolean);
-				const posts = await this.repo.lists.searchByTag(await viewerOf(ctx), names, ctx.params.ContextId, ctx.params);
+				const viewer = await viewerOf(ctx);
+				const posts = await this.repo.lists.searchByTag(viewer, names, ctx.params.ContextId, ctx.params);
+				keepPostList(ctx, ctx.params, posts, viewer.admin ? undefined : viewer.userId, searchSources(viewer, names, ctx.params.ContextId));
 				return this.postRecords(ctx, posts);
 			},
 
 			async feed(this: PostsThis, ctx: Context<{ UserId: string } & Page>) {
 				const me = ctx.params.UserId;
 				const { people, networks } = await audienceOf(ctx, me);
-				return this.postRecords(ctx, await this.repo.lists.feed(me, people, networks, ctx.params));
+				const posts = await this.repo.lists.feed(me, people, networks, ctx.params);
+				keepPostList(ctx, ctx.params, posts, me, feedSources(me, people, networks));
+				return this.postRecords(ctx, posts);
 			},
 
 			async comment(this: PostsThis, ctx: Context<{ PostId: string; AuthorId: string; Content: string; CreatedTime?: number }>) {
@@ -234,7 +245,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const record = names.recipient(type, id);
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
 				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now());
-				await this.postChanged(ctx, post.Id);
+				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient.id)]);
 				return record;
 			},
 

@@ -91,6 +91,8 @@ export const postsOperations: Operation[] = [
 		response: w.array().items(Post),
 		access: "user",
 		reads: true,
+		// A first page is kept for its reader until a post could join it (services/posts/post-lists.ts), one of its posts changes, or users do (names).
+		cacheResponse: { domains: ["users"] },
 	},
 	{
 		name: "UserFeed",
@@ -102,6 +104,8 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		actors: ["UserId"],
 		reads: true,
+		// Kept for its reader alone, like a search (the actor check passed for that caller and UserId).
+		cacheResponse: { domains: ["users"] },
 	},
 	{
 		name: "CreateComment",
