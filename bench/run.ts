@@ -104,6 +104,9 @@ function scenarios(manifest: SeedManifest, sessions: string[]) {
 		R3common: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.commonTag}&Limit=20`, headers: as } as RequestSpec,
 		R3rare: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.rareTag}&Limit=20`, headers: as } as RequestSpec,
 		R4: { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20`, headers: as } as RequestSpec,
+		// Second pages are never kept at the gateway: every request reads the store (what a first page costs after a write).
+		R3page2: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.commonTag}&Limit=20&Offset=20`, headers: as } as RequestSpec,
+		R4page2: { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20&Offset=20`, headers: as } as RequestSpec,
 		W1: {
 			method: "POST",
 			path: () => "/Posts",
@@ -129,6 +132,8 @@ async function main(): Promise<void> {
 	await compare("R3 search, common tag", plaza.url, s.R3common);
 	await compare("R3 search, rare tag", plaza.url, s.R3rare);
 	await compare("R4 UserFeed", plaza.url, s.R4);
+	await compare("R3 search, common tag, page 2 (read every time)", plaza.url, s.R3page2);
+	await compare("R4 UserFeed, page 2 (read every time)", plaza.url, s.R4page2);
 	await compare("W1 CreatePost", plaza.url, s.W1);
 	await compare("W2 CreateComment", plaza.url, s.W2);
 	console.log(`embedded RSS after the run: ${plaza.rssMb()} MB`);

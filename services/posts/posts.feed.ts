@@ -1,4 +1,4 @@
-import { SqlDatabase } from "../../shared/persistence/sql/database";
+import { SqlDatabase, SqlDialect } from "../../shared/persistence/sql/database";
 import { Anchor, anchorOf, Page } from "../../shared/persistence/sql/paging";
 import { PostRow, postColumns, postFromRow } from "./posts.rows";
 import { Params, Reader, reachOf, visibleSql } from "./posts.sql";
@@ -38,15 +38,36 @@ interface Hit {
 	ts: number;
 }
 
-function partSql(part: Part, params: Params, window: Window): string {
-	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
-	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
-	return `SELECT ${part.id} AS id, ${part.time} AS ts FROM ${part.from} WHERE ${conditions.join(" AND ")} ORDER BY ${part.time} DESC, ${part.id} DESC LIMIT ${params.shared("take", window.take)}`;
+/**
+ * A LIMIT written into the statement, not bound: SQLite stops its merge early only for a constant
+ * limit (a bound one made a 30-part feed 4-5x slower here). A page's Limit and Offset are validated
+ * integers; this checks it again, since it becomes SQL text.
+ */
+function limitLiteral(n: number): string {
+	if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
+	return String(n);
 }
 
-/** UNION, not UNION ALL: a post in several parts (two of its tags, public and addressed to me) is listed once. */
-function unionSql(parts: Part[], params: Params, window: Window): string {
-	return parts.map((part, i) => `SELECT id, ts FROM (${partSql(part, params, window)}) AS part${i}`).join(" UNION ");
+/** A part's rows after the cursor, unordered and unlimited: SQLite's merge reads them in index order, lazily. */
+function partRowsSql(part: Part, params: Params, window: Window): string {
+	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
+	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
+	return `SELECT ${part.id} AS id, ${part.time} AS ts FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
+}
+
+/**
+ * The union's first `take` rows, newest first. UNION, not UNION ALL: a post in several parts (two of
+ * its tags, public and addressed to me) is listed once. On SQLite, one compound SELECT ordered as
+ * a whole: it merges the parts as co-routines, each walking its index in order, and stops after
+ * `take` rows, so a page reads about (take + parts) index entries (4-7x faster here than cutting each
+ * part first: no temporary B-trees). PostgreSQL would read each part whole before the union's sort,
+ * so there each part is cut at `take` first, by its index.
+ */
+function topOfUnionSql(parts: Part[], params: Params, window: Window, dialect: SqlDialect, cut = `LIMIT ${limitLiteral(window.take)}`): string {
+	const order = "ORDER BY ts DESC, id DESC";
+	if (dialect.name === "sqlite") return `${parts.map(part => partRowsSql(part, params, window)).join(" UNION ")} ${order} ${cut}`;
+	const take = limitLiteral(window.take);
+	return `SELECT id, ts FROM (${parts.map((part, i) => `SELECT id, ts FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
 }
 
 const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
@@ -99,16 +120,15 @@ export class PostLists {
 		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
 		if (parts.length <= partsPerStatement) {
 			const params = new Params(this.db.dialect);
-			const union = unionSql(parts, params, window);
-			const sql = `SELECT ${postColumns} FROM (SELECT id, ts FROM (${union}) AS u ORDER BY ts DESC, id DESC LIMIT ${params.add(page.Limit)} OFFSET ${params.add(page.Offset)}) AS hit
-				JOIN posts p ON p.id = hit.id ORDER BY p.created_time DESC, p.id DESC`;
+			const top = topOfUnionSql(parts, params, window, this.db.dialect, `LIMIT ${limitLiteral(page.Limit)} OFFSET ${params.add(page.Offset)}`);
+			const sql = `SELECT ${postColumns} FROM (${top}) AS hit JOIN posts p ON p.id = hit.id ORDER BY p.created_time DESC, p.id DESC`;
 			return (await this.db.all(sql, params.values)).map(postFromRow);
 		}
 		const hits = new Map<string, Hit>();
 		for (let i = 0; i < parts.length; i += partsPerStatement) {
 			const params = new Params(this.db.dialect);
-			const union = unionSql(parts.slice(i, i + partsPerStatement), params, window);
-			for (const hit of await this.db.all<Hit>(`SELECT id, ts FROM (${union}) AS u ORDER BY ts DESC, id DESC LIMIT ${params.add(window.take)}`, params.values)) {
+			const top = topOfUnionSql(parts.slice(i, i + partsPerStatement), params, window, this.db.dialect);
+			for (const hit of await this.db.all<Hit>(top, params.values)) {
 				hits.set(hit.id, { id: hit.id, ts: Number(hit.ts) });
 			}
 		}

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isReadOnly, Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
+import { LRUCache } from "lru-cache";
 import { WalFiles } from "./wal-sync";
 
 const dialect: SqlDialect = {
@@ -82,7 +83,12 @@ export class SqliteDatabase implements SqlDatabase {
 
 	private readonly db: DatabaseSync;
 
-	private readonly statements = new Map<string, Prepared>();
+	/**
+	 * Prepared statements by SQL text. Bounded: a feed's or a search's text depends on how many parts
+	 * it unites (people followed, tags asked) and its page size, so the texts seen grow with use; a
+	 * statement dropped here is finalized when collected.
+	 */
+	private readonly statements = new LRUCache<string, Prepared>({ max: 2000 });
 
 	/** Set while a transaction runs: other transactions wait for it. */
 	private current: Promise<unknown> | undefined;
