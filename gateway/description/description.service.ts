@@ -1,10 +1,12 @@
-import { Context, ServiceSchema } from "moleculer";
+import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { catalogue } from "../../shared/catalogue";
+import { catalogue, descriptionOperations } from "../../shared/catalogue";
+import { typedService } from "../../shared/implement";
 import { failures } from "../../shared/errors";
-import { RequestMeta } from "../../shared/caller";
 import { sameSecret } from "../identify";
 import { resourceDescription, resourceListing } from "./swagger";
+
+const { implement, define } = typedService();
 
 /**
  * The API description as operations of the catalogue (Resources, ResourceRequest), so that they are
@@ -14,17 +16,17 @@ export function descriptionService(config: PlazaConfig): ServiceSchema {
 	const checkKey = (apiKey: string | undefined) => {
 		if (apiKey && !(config.adminApiKey && sameSecret(apiKey, config.adminApiKey))) throw failures.unauthorized("The apiKey is not valid");
 	};
-	return {
+	return define({
 		name: "description",
 		actions: {
-			resources(ctx: Context<{ apiKey?: string }, RequestMeta>) {
+			...implement(descriptionOperations.Resources, async ctx => {
 				checkKey(ctx.params.apiKey);
 				return resourceListing(catalogue, ctx.meta.baseUrl ?? "");
-			},
-			resource(ctx: Context<{ apiKey?: string; name: string }, RequestMeta>) {
+			}),
+			...implement(descriptionOperations.ResourceRequest, async ctx => {
 				checkKey(ctx.params.apiKey);
 				return resourceDescription(catalogue, ctx.params.name, ctx.meta.baseUrl ?? "");
-			},
+			}),
 		},
-	};
+	});
 }

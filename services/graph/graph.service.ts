@@ -1,7 +1,6 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { Page } from "../../shared/persistence/sql/paging";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
@@ -9,12 +8,11 @@ import { audienceCache } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { GraphRepository } from "./graph.repository";
 import { NetworkRow } from "./networks.repository";
-import { SubscriptionRow } from "./subscriptions.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
 import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
-
-type GraphThis = Service & WithRepository<GraphRepository> & GraphMethods;
+import { typedService } from "../../shared/implement";
+import { graphOperations } from "../../shared/catalogue";
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
@@ -26,17 +24,19 @@ export const embeddedLimit = 100;
 
 type EmbeddedLists = { Connections: unknown[]; Networks: unknown[]; Subscriptions: unknown[] };
 
+const { implement, define } = typedService<GraphMethods, WithRepository<GraphRepository>>();
+
 /**
  * The social graph: connections (mutual, stored as one record per side), networks and their
  * members, and subscriptions to users or networks.
  */
 export function graphService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, GraphMethods, WithRepository<GraphRepository>> = {
+	return define({
 		name: "graph",
 		mixins: [repositoryMixin(config.store, { domain: "graph", migrations: graphMigrations, create: db => new GraphRepository(db), legacy: graphLegacy })],
 
 		actions: {
-			async connect(this: GraphThis, ctx: Context<{ OwnerId: string; ConnectToId: string; IsFavorite: boolean }>) {
+			...implement(graphOperations.CreateConnection, async function (ctx) {
 				const { OwnerId, ConnectToId, IsFavorite } = ctx.params;
 				if (OwnerId === ConnectToId) throw failures.field("ConnectToId", "InvalidValue", "A user cannot connect to themselves");
 				const users = await profilesOf(ctx, [OwnerId, ConnectToId]);
@@ -45,32 +45,32 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
 				await this.audienceChanged(ctx, [OwnerId, ConnectToId]);
 				return connectionRecords(ctx, pair);
-			},
+			}),
 
-			async disconnect(this: GraphThis, ctx: Context<{ Id: string; OwnerId: string }>) {
+			...implement(graphOperations.DeleteConnection, async function (ctx) {
 				const removed = await this.repo.connections.disconnect(ctx.params.Id, ctx.params.OwnerId);
 				if (!removed) throw failures.notFound(`Connection ${ctx.params.Id}`);
 				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId]);
 				return (await connectionRecords(ctx, [removed]))[0];
-			},
+			}),
 
-			async connectionsOf(this: GraphThis, ctx: Context<{ UserId: string } & Page>) {
+			...implement(graphOperations.UserConnections, async function (ctx) {
 				return connectionRecords(ctx, await this.repo.connections.of(ctx.params.UserId, ctx.params));
-			},
+			}),
 
-			async createNetwork(this: GraphThis, ctx: Context<{ OwnerId: string; Name: string; IsOpen: boolean }>) {
+			...implement(graphOperations.CreateNetwork, async function (ctx) {
 				const { OwnerId, Name, IsOpen } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
 				const network = await this.repo.networks.create(Name, OwnerId, Date.now(), IsOpen);
 				await this.audienceChanged(ctx, [OwnerId]); // the owner is its first member
 				return network;
-			},
+			}),
 
-			async findNetwork(this: GraphThis, ctx: Context<{ Id: string }>) {
+			...implement(graphOperations.FindNetwork, async function (ctx) {
 				return this.network(ctx.params.Id);
-			},
+			}),
 
-			async addMember(this: GraphThis, ctx: Context<{ NetworkId: string; UserId: string }>) {
+			...implement(graphOperations.CreateNetworkMember, async function (ctx) {
 				const { NetworkId, UserId } = ctx.params;
 				const network = await this.network(NetworkId);
 				const caller = callerOf(ctx);
@@ -83,18 +83,18 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
 				await this.audienceChanged(ctx, [UserId]);
 				return (await memberRecords(ctx, [member]))[0];
-			},
+			}),
 
-			async membersOf(this: GraphThis, ctx: Context<{ NetworkId: string } & Page>) {
+			...implement(graphOperations.NetworkMembers, async function (ctx) {
 				await this.network(ctx.params.NetworkId);
 				return memberRecords(ctx, await this.repo.networks.members(ctx.params.NetworkId, ctx.params));
-			},
+			}),
 
-			async networksOfUser(this: GraphThis, ctx: Context<{ UserId: string } & Page>) {
+			...implement(graphOperations.UserNetworks, async function (ctx) {
 				return (await this.repo.networks.networksOf(ctx.params.UserId, ctx.params)).map(networkRecord);
-			},
+			}),
 
-			async subscribe(this: GraphThis, ctx: Context<SubscriptionRow>) {
+			...implement(graphOperations.CreateSubscription, async function (ctx) {
 				const { SubscriberId, SubscribedToId } = ctx.params;
 				if (SubscriberId === SubscribedToId) throw failures.field("SubscribedToId", "InvalidValue", "A user cannot subscribe to themselves");
 				const isNetwork = !!(await this.repo.networks.find(SubscribedToId));
@@ -103,18 +103,18 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
 				await this.audienceChanged(ctx, [SubscriberId]);
 				return subscription;
-			},
+			}),
 
-			async unsubscribe(this: GraphThis, ctx: Context<{ SubscriberId: string; SubscribedToId: string }>) {
+			...implement(graphOperations.DeleteSubscription, async function (ctx) {
 				const removed = await this.repo.subscriptions.remove(ctx.params.SubscriberId, ctx.params.SubscribedToId);
 				if (!removed) throw failures.notFound("The subscription");
 				await this.audienceChanged(ctx, [removed.SubscriberId]);
 				return removed;
-			},
+			}),
 
-			async subscriptionsOf(this: GraphThis, ctx: Context<{ UserId: string } & Page>) {
+			...implement(graphOperations.UserSubscriptions, async function (ctx) {
 				return this.repo.subscriptions.of(ctx.params.UserId, ctx.params);
-			},
+			}),
 
 			/**
 			 * Internal: the Connections, Networks and Subscriptions a page of User records embeds, the first
@@ -123,7 +123,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			embedFor: {
 				visibility: "public",
 				callers: ["users"],
-				async handler(this: GraphThis, ctx: Context<{ userIds: string[] }>) {
+				async handler(ctx: Context<{ userIds: string[] }>) {
 					const { connections, networks, subscriptions } = await this.repo.embedFor(ctx.params.userIds, embeddedLimit);
 					const named = await connectionRecords(ctx, connections);
 					const embedded: Record<string, EmbeddedLists> = {};
@@ -139,7 +139,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			audienceOf: {
 				visibility: "public",
 				callers: ["posts"],
-				async handler(this: GraphThis, ctx: Context<{ userId: string }>) {
+				async handler(ctx: Context<{ userId: string }>) {
 					return this.repo.audienceOf(ctx.params.userId);
 				},
 			},
@@ -148,7 +148,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			joinNetwork: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
+				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					await this.network(ctx.params.networkId);
 					const joined = !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
 					await this.audienceChanged(ctx, [ctx.params.userId]);
@@ -160,7 +160,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			leaveNetwork: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: GraphThis, ctx: Context<{ networkId: string; userId: string }>) {
+				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					const left = await this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
 					await this.audienceChanged(ctx, [ctx.params.userId]);
 					return left;
@@ -171,7 +171,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			isContextOf: {
 				visibility: "public",
 				callers: ["posts"],
-				async handler(this: GraphThis, ctx: Context<{ userId: string; contextId: string }>) {
+				async handler(ctx: Context<{ userId: string; contextId: string }>) {
 					return this.repo.isMemberOrConnection(ctx.params.userId, ctx.params.contextId);
 				},
 			},
@@ -180,24 +180,23 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			networksByIds: {
 				visibility: "public",
 				callers: ["posts", "reservations"],
-				async handler(this: GraphThis, ctx: Context<{ ids: string[] }>) {
+				async handler(ctx: Context<{ ids: string[] }>) {
 					return (await this.repo.networks.findMany(ctx.params.ids)).map(networkRecord);
 				},
 			},
 		},
 
 		methods: {
-			async network(this: GraphThis, id: string) {
+			async network(id: string) {
 				const network = await this.repo.networks.find(id);
 				if (!network) throw failures.notFound(`Network ${id}`);
 				return networkRecord(network);
 			},
 
 			/** Whom these users follow or which networks they are in has changed: the posts nodes must ask again (before the answer). */
-			async audienceChanged(this: GraphThis, ctx: Context, userIds: string[]) {
+			async audienceChanged(ctx: Context, userIds: string[]) {
 				await invalidate(ctx, audienceCache, userIds);
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

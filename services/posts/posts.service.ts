@@ -1,11 +1,9 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
-import { ResponseScopeMeta } from "../../shared/caller";
 import { audienceOf } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { Viewer, viewerOf } from "./visibility";
@@ -17,23 +15,8 @@ import { feedSources, keepPostList, postListed, recipientListed, searchSources, 
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
-
-type PostsThis = Service & WithRepository<PostsRepository> & PostsMethods;
-
-interface CreatePostInput {
-	AuthorId: string;
-	Content: string;
-	IsPrivate: boolean;
-	ContextId?: string;
-	AuthorVenueId?: string;
-	MessageType: number;
-	ExpirationDate?: number;
-	Url?: string;
-	ContentKey?: string;
-	ContentParameters?: string;
-	RecipientIds?: string[];
-	Tags?: string[];
-}
+import { typedService } from "../../shared/implement";
+import { postsOperations } from "../../shared/catalogue";
 
 interface PostsMethods {
 	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Viewer }>;
@@ -43,18 +26,22 @@ interface PostsMethods {
 	postChanged(ctx: Context, postId: string): Promise<void>;
 }
 
+const recipientIds = (recipients: NewRecipient[]) => recipients.map(r => r.id);
+
+const { implement, define } = typedService<PostsMethods, WithRepository<PostsRepository>>();
+
 /**
  * Posts with their recipients, tags and activities (rows of their own, keyed so that an addition
  * happens once), and comments. Private posts exist only for their audience, in every read: the
  * queries themselves decide what a reader may see.
  */
 export function postsService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, PostsMethods, WithRepository<PostsRepository>> = {
+	return define({
 		name: "posts",
 		mixins: [repositoryMixin(config.store, { domain: "posts", migrations: postsMigrations, create: db => new PostsRepository(db), legacy: postsLegacy })],
 
 		actions: {
-			async create(this: PostsThis, ctx: Context<CreatePostInput>) {
+			...implement(postsOperations.CreatePost, async function (ctx) {
 				const { RecipientIds = [], Tags = [], ...fields } = ctx.params;
 				await checkContext(ctx, fields.AuthorId, fields.ContextId);
 				const context = fields.ContextId ? [fields.ContextId] : [];
@@ -71,48 +58,43 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
 				const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 				await this.repo.createPost(post, tags, recipients);
-				await postListed(
-					ctx,
-					post,
-					values,
-					recipients.map(r => r.id),
-				);
+				await postListed(ctx, post, values, recipientIds(recipients));
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
 				return names.post(post, tags, recipientRows, [], []);
-			},
+			}),
 
-			async find(this: PostsThis, ctx: Context<{ Id: string }, ResponseScopeMeta>) {
+			...implement(postsOperations.FindPost, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
 				const record = (await this.postRecords(ctx, [post]))[0];
 				// A public post's record is the same for every caller (names change with users, the rest with the post); a private one is its reader's alone.
 				if (!post.IsPrivate) Object.assign(ctx.meta, { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } });
 				return record;
-			},
+			}),
 
-			async addRecipient(this: PostsThis, ctx: Context<{ PostId: string; RecipientId: string; ParticipantType: ParticipantType }>) {
+			...implement(postsOperations.CreatePostRecipient, async function (ctx) {
 				return this.addRecipient(ctx, ctx.params.PostId, ctx.params.ParticipantType, ctx.params.RecipientId);
-			},
+			}),
 
-			async addNetworkRecipient(this: PostsThis, ctx: Context<{ PostId: string; NetworkId: string }>) {
+			...implement(postsOperations.CreateNetworkRecipient, async function (ctx) {
 				return this.addRecipient(ctx, ctx.params.PostId, "Network", ctx.params.NetworkId);
-			},
+			}),
 
-			async recipients(this: PostsThis, ctx: Context<{ Id: string } & Page>) {
+			...implement(postsOperations.AllPostRecipients, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
 				const rows = await this.repo.recipients(post.Id, ctx.params);
 				const of = (type: string) => rows.filter(r => r.ParticipantType === type).map(r => r.RecipientId);
 				const names = await Names.of(ctx, of("User"), of("Network"));
 				return rows.map(r => names.recipient(r.ParticipantType, r.RecipientId));
-			},
+			}),
 
-			async addTag(this: PostsThis, ctx: Context<{ PostId: string; Value: string; TagType: number }>) {
+			...implement(postsOperations.CreateTag, async function (ctx) {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
 				await Promise.all([this.postChanged(ctx, post.Id), tagListed(ctx, ctx.params.Value)]);
 				return row;
-			},
+			}),
 
-			async searchByTag(this: PostsThis, ctx: Context<{ TagNames?: string; AuthorType?: string; ContextId?: string } & Page>) {
+			...implement(postsOperations.SearchPostsByTag, async function (ctx) {
 				// Every post's author is a user today: another AuthorType matches nothing.
 				if (ctx.params.AuthorType && ctx.params.AuthorType.toLowerCase() !== "user") return [];
 				const names = (ctx.params.TagNames ?? "")
@@ -123,17 +105,17 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const posts = await this.repo.lists.searchByTag(viewer, names, ctx.params.ContextId, ctx.params);
 				keepPostList(ctx, ctx.params, posts, viewer.admin ? undefined : viewer.userId, searchSources(viewer, names, ctx.params.ContextId));
 				return this.postRecords(ctx, posts);
-			},
+			}),
 
-			async feed(this: PostsThis, ctx: Context<{ UserId: string } & Page>) {
+			...implement(postsOperations.UserFeed, async function (ctx) {
 				const me = ctx.params.UserId;
 				const { people, networks } = await audienceOf(ctx, me);
 				const posts = await this.repo.lists.feed(me, people, networks, ctx.params);
 				keepPostList(ctx, ctx.params, posts, me, feedSources(me, people, networks));
 				return this.postRecords(ctx, posts);
-			},
+			}),
 
-			async comment(this: PostsThis, ctx: Context<{ PostId: string; AuthorId: string; Content: string; CreatedTime?: number }>) {
+			...implement(postsOperations.CreateComment, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const names = await Names.of(ctx, [ctx.params.AuthorId], []);
 				const author = names.user(ctx.params.AuthorId);
@@ -153,18 +135,18 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
 				await this.postChanged(ctx, post.Id);
 				return names.comment(comment);
-			},
+			}),
 
-			async findComment(this: PostsThis, ctx: Context<{ Id: string }>) {
+			...implement(postsOperations.FindComment, async function (ctx) {
 				const comment = await this.repo.findComment(ctx.params.Id);
 				if (!comment) throw failures.notFound(`Comment ${ctx.params.Id}`);
 				await this.visiblePost(ctx, comment.PostId).catch(() => {
 					throw failures.notFound(`Comment ${ctx.params.Id}`);
 				});
 				return (await Names.of(ctx, [comment.AuthorId], [])).comment(comment);
-			},
+			}),
 
-			async comments(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
+			...implement(postsOperations.PostComments, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const rows = await this.repo.comments(post.Id, ctx.params);
 				const names = await Names.of(
@@ -173,18 +155,18 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					[],
 				);
 				return rows.map(c => names.comment(c));
-			},
+			}),
 
-			async activities(this: PostsThis, ctx: Context<{ PostId: string } & Page>) {
+			...implement(postsOperations.PostActivities, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				return this.repo.activities(post.Id, ctx.params);
-			},
+			}),
 
 			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
 			checkVisible: {
 				visibility: "public",
 				callers: ["media"],
-				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
+				async handler(ctx: Context<{ postId: string }>) {
 					await this.visiblePost(ctx, ctx.params.postId);
 					return true;
 				},
@@ -194,7 +176,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			checkAuthor: {
 				visibility: "public",
 				callers: ["media"],
-				async handler(this: PostsThis, ctx: Context<{ postId: string }>) {
+				async handler(ctx: Context<{ postId: string }>) {
 					await this.authoredPost(ctx, ctx.params.postId);
 					return true;
 				},
@@ -204,7 +186,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			visibleAmong: {
 				visibility: "public",
 				callers: ["media"],
-				async handler(this: PostsThis, ctx: Context<{ postIds: string[] }>) {
+				async handler(ctx: Context<{ postIds: string[] }>) {
 					return this.repo.visibleAmong(ctx.params.postIds, await viewerOf(ctx));
 				},
 			},
@@ -212,7 +194,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 		methods: {
 			/** The post, if the caller may see it; a private post the caller may not see does not exist (404). */
-			async visiblePost(this: PostsThis, ctx: Context, id: string) {
+			async visiblePost(ctx: Context, id: string) {
 				const viewer = await viewerOf(ctx);
 				const post = await visiblePostOf(ctx, this.repo, id, viewer);
 				if (!post) throw failures.notFound(`Post ${id}`);
@@ -220,14 +202,14 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** The post, if the caller is its author or an admin (403 for others who can see it). */
-			async authoredPost(this: PostsThis, ctx: Context, id: string) {
+			async authoredPost(ctx: Context, id: string) {
 				const { post, viewer } = await this.visiblePost(ctx, id);
 				if (!viewer.admin && post.AuthorId !== viewer.userId) throw failures.forbidden("Only the post's author may do this");
 				return post;
 			},
 
 			/** Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and one round of names. */
-			async postRecords(this: PostsThis, ctx: Context, posts: PostRow[]) {
+			async postRecords(ctx: Context, posts: PostRow[]) {
 				if (posts.length === 0) return [];
 				const embeds = await embedsOf(
 					ctx,
@@ -237,7 +219,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return (await Names.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
-			async addRecipient(this: PostsThis, ctx: Context, postId: string, type: ParticipantType, id: string) {
+			async addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string) {
 				const post = await this.authoredPost(ctx, postId);
 				const names = await Names.of(ctx, [id], [id]);
 				const recipient: NewRecipient | undefined = names.recipientOf(id);
@@ -253,10 +235,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			 * A write to a post happened: every posts node drops what it cached of it, before the answer.
 			 * Even a write that found its record there already (a concurrent twin may not have announced its own yet).
 			 */
-			async postChanged(this: PostsThis, ctx: Context, postId: string) {
+			async postChanged(ctx: Context, postId: string) {
 				await Promise.all([invalidate(ctx, postCache, [postId]), invalidate(ctx, publicPostCache, [postId])]);
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

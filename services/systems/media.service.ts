@@ -1,7 +1,6 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { Page } from "../../shared/persistence/sql/paging";
 import { BlobStore, createBlobStore } from "../../shared/persistence/blobs";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
@@ -10,8 +9,8 @@ import { readCall } from "../../shared/calls";
 import { MediaKind, MediaRepository, MediaRow } from "./media.repository";
 import { mediaMigrations } from "./media.schema";
 import { mediaLegacy } from "./media.legacy";
-
-type MediaThis = Service & WithRepository<MediaRepository> & MediaVars & MediaMethods;
+import { typedService } from "../../shared/implement";
+import { systemsOperations } from "../../shared/catalogue";
 
 interface MediaVars {
 	blobs: BlobStore;
@@ -23,82 +22,79 @@ interface MediaMethods {
 	content(media: MediaRow): Promise<Record<string, unknown>>;
 }
 
-interface UploadInput {
-	ContentType: string;
-	Data: string;
-}
-
 type MediaRecord = MediaRow & { Url: string };
 
 /** The record of an avatar or picture; its bytes are at its Url. */
 const recordOf = (media: MediaRow): MediaRecord => ({ ...media, Url: `/media/${media.Id}` });
+
+const { implement, define } = typedService<MediaMethods, WithRepository<MediaRepository> & MediaVars>();
 
 /**
  * Avatars and pictures: images checked against their declared type, bytes kept in the blob store
  * apart from their records, served back with their type, an ETag and long caching.
  */
 export function mediaService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, MediaMethods, WithRepository<MediaRepository> & MediaVars> = {
+	return define({
 		name: "media",
 		mixins: [repositoryMixin(config.store, { domain: "media", migrations: mediaMigrations, create: db => new MediaRepository(db), legacy: mediaLegacy })],
 
-		created(this: MediaThis) {
+		created() {
 			this.blobs = createBlobStore(config.store, this.db);
 		},
 
-		async started(this: MediaThis) {
+		async started() {
 			await this.blobs.open();
 		},
 
-		async stopped(this: MediaThis) {
+		async stopped() {
 			await this.blobs.close();
 		},
 
 		actions: {
-			async createAvatar(this: MediaThis, ctx: Context<{ UserId: string } & UploadInput>) {
+			...implement(systemsOperations.CreateAvatar, async function (ctx) {
 				return this.store("Avatar", { UserId: ctx.params.UserId }, ctx.params.ContentType, ctx.params.Data);
-			},
+			}),
 
-			async findAvatar(this: MediaThis, ctx: Context<{ Id: string }>) {
+			...implement(systemsOperations.FindAvatar, async function (ctx) {
 				return recordOf(await this.media(ctx.params.Id, "Avatar"));
-			},
+			}),
 
-			async currentAvatar(this: MediaThis, ctx: Context<{ UserId: string }>) {
+			...implement(systemsOperations.UserAvatar, async function (ctx) {
 				const latest = await this.repo.currentAvatar(ctx.params.UserId);
 				if (!latest) throw failures.notFound(`An avatar of user ${ctx.params.UserId}`);
 				return this.content(latest);
-			},
+			}),
 
-			async createPicture(this: MediaThis, ctx: Context<{ OwnerId: string; PostId?: string } & UploadInput>) {
+			...implement(systemsOperations.CreatePicture, async function (ctx) {
 				// A picture for a post is the post author's to add: the posts service says whether the caller is.
 				if (ctx.params.PostId) await ctx.call("posts.checkAuthor", { postId: ctx.params.PostId });
 				return this.store("Picture", { OwnerId: ctx.params.OwnerId, PostId: ctx.params.PostId }, ctx.params.ContentType, ctx.params.Data);
-			},
+			}),
 
-			async findPicture(this: MediaThis, ctx: Context<{ Id: string }>) {
+			...implement(systemsOperations.FindPicture, async function (ctx) {
 				const picture = await this.media(ctx.params.Id, "Picture");
 				if (picture.PostId) await ctx.call("posts.checkVisible", { postId: picture.PostId });
 				return recordOf(picture);
-			},
+			}),
 
-			async picturesOf(this: MediaThis, ctx: Context<{ OwnerId: string } & Page>) {
+			...implement(systemsOperations.UserPictures, async function (ctx) {
 				// Pictures of posts the caller cannot see are left out, as those posts are.
 				const pictures = await this.repo.picturesOf(ctx.params.OwnerId, ctx.params);
 				const postIds = [...new Set(pictures.flatMap(p => (p.PostId ? [p.PostId] : [])))];
 				const visible = new Set(postIds.length ? await readCall<string[], { postIds: string[] }>(ctx, "posts.visibleAmong", { postIds }) : []);
 				return pictures.filter(p => !p.PostId || visible.has(p.PostId)).map(recordOf);
-			},
+			}),
 
-			async file(this: MediaThis, ctx: Context<{ Id: string }>) {
+			...implement(systemsOperations.MediaFile, async function (ctx) {
 				const media = await this.media(ctx.params.Id);
 				if (media.PostId) await ctx.call("posts.checkVisible", { postId: media.PostId });
 				return this.content(media);
-			},
+			}),
 		},
 
 		methods: {
 			/** Checks the image, then keeps the bytes before the record: a record never points at nothing. */
-			async store(this: MediaThis, kind: MediaKind, fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">, contentType: string, data: string) {
+			async store(kind: MediaKind, fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">, contentType: string, data: string) {
 				const image = checkImage(contentType, data);
 				const media: MediaRow = { Id: newGuid(), Kind: kind, ...fields, ContentType: image.contentType, Size: image.bytes.length, ETag: image.etag, CreatedTime: Date.now() };
 				await this.blobs.put(media.Id, image.bytes);
@@ -110,18 +106,17 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				}
 			},
 
-			async media(this: MediaThis, id: string, kind?: MediaKind) {
+			async media(id: string, kind?: MediaKind) {
 				const media = await this.repo.find(id);
 				if (!media || (kind && media.Kind !== kind)) throw failures.notFound(`${kind ?? "Media"} ${id}`);
 				return media;
 			},
 
-			async content(this: MediaThis, media: MediaRow) {
+			async content(media: MediaRow) {
 				const bytes = await this.blobs.get(media.Id);
 				if (!bytes) throw failures.notFound(`The bytes of ${media.Id}`);
 				return { Id: media.Id, ContentType: media.ContentType, Size: bytes.length, ETag: media.ETag, Data: bytes.toString("base64") };
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

@@ -1,4 +1,4 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { catalogue } from "../../shared/catalogue";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
@@ -6,13 +6,14 @@ import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { IdempotencyRepository } from "./idempotency.repository";
 import { idempotencyMigrations } from "./idempotency.schema";
 import { KeyClaim } from "../../shared/idempotency";
-
-type IdempotencyThis = Service & WithRepository<IdempotencyRepository>;
+import { typedService } from "../../shared/implement";
 
 const purgeEveryMs = 60 * 1000;
 
 /** Every service that runs a write of the catalogue: they claim and answer keys (see runOnce). */
 const writers = [...new Set(catalogue.filter(op => !op.reads).map(op => op.action.split(".")[0]))];
+
+const { define } = typedService<object, WithRepository<IdempotencyRepository>>();
 
 /**
  * Idempotency keys (the Idempotency-Key header on writes), in the deployment's store so that every
@@ -22,7 +23,7 @@ const writers = [...new Set(catalogue.filter(op => !op.reads).map(op => op.actio
 export function idempotencyService(config: PlazaConfig): ServiceSchema {
 	const leaseMs = Math.max(60_000, 3 * config.cluster.requestTimeoutMs);
 	const keepMs = config.idempotencyKeyTtlSeconds * 1000;
-	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, WithRepository<IdempotencyRepository>> = {
+	return define({
 		name: "idempotency",
 		mixins: [repositoryMixin(config.store, { domain: "idempotency", migrations: idempotencyMigrations, create: db => new IdempotencyRepository(db) }), expiryMixin(purgeEveryMs, "idempotency keys")],
 
@@ -31,7 +32,7 @@ export function idempotencyService(config: PlazaConfig): ServiceSchema {
 			claim: {
 				visibility: "public",
 				callers: writers,
-				async handler(this: IdempotencyThis, ctx: Context<{ keyId: string; fingerprint: string }>): Promise<KeyClaim> {
+				async handler(ctx: Context<{ keyId: string; fingerprint: string }>): Promise<KeyClaim> {
 					const now = Date.now();
 					return this.repo.claim(ctx.params.keyId, ctx.params.fingerprint, now, now + leaseMs);
 				},
@@ -41,7 +42,7 @@ export function idempotencyService(config: PlazaConfig): ServiceSchema {
 			answer: {
 				visibility: "public",
 				callers: writers,
-				async handler(this: IdempotencyThis, ctx: Context<{ keyId: string; answer: string }>): Promise<number> {
+				async handler(ctx: Context<{ keyId: string; answer: string }>): Promise<number> {
 					return this.repo.answer(ctx.params.keyId, ctx.params.answer, Date.now() + keepMs);
 				},
 			},
@@ -50,11 +51,10 @@ export function idempotencyService(config: PlazaConfig): ServiceSchema {
 			release: {
 				visibility: "public",
 				callers: writers,
-				async handler(this: IdempotencyThis, ctx: Context<{ keyId: string }>): Promise<number> {
+				async handler(ctx: Context<{ keyId: string }>): Promise<number> {
 					return this.repo.release(ctx.params.keyId);
 				},
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

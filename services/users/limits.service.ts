@@ -1,16 +1,17 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
 import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { AddAttempts, AttemptTotals, WindowCount } from "../../shared/attempts";
 import { LimitsRepository } from "./limits.repository";
 import { limitsMigrations } from "./limits.schema";
+import { typedService } from "../../shared/implement";
 
 type LimitsVars = WithRepository<LimitsRepository>;
 
-type LimitsThis = Service & LimitsVars;
-
 const purgeEveryMs = 60 * 1000;
+
+const { define } = typedService<object, LimitsVars>();
 
 /**
  * The attempt counters of every limit (request budgets, failed sign-ins, trusted addresses), in the
@@ -19,7 +20,7 @@ const purgeEveryMs = 60 * 1000;
  * in batches; sign-ins write theirs directly.
  */
 export function limitsService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, Record<string, never>, LimitsVars> = {
+	return define({
 		name: "limits",
 		mixins: [repositoryMixin(config.store, { domain: "limits", migrations: limitsMigrations, create: db => new LimitsRepository(db) }), expiryMixin(purgeEveryMs, "attempt counters")],
 
@@ -28,7 +29,7 @@ export function limitsService(config: PlazaConfig): ServiceSchema {
 			add: {
 				visibility: "public",
 				callers: ["gateway", "users"],
-				async handler(this: LimitsThis, ctx: Context<AddAttempts>): Promise<AttemptTotals> {
+				async handler(ctx: Context<AddAttempts>): Promise<AttemptTotals> {
 					const { window, windowMs, keepMs = 0, counts } = ctx.params;
 					return this.repo.add(window, windowMs, window + windowMs + keepMs, counts);
 				},
@@ -38,7 +39,7 @@ export function limitsService(config: PlazaConfig): ServiceSchema {
 			windows: {
 				visibility: "public",
 				callers: ["users"],
-				async handler(this: LimitsThis, ctx: Context<{ keys: string[] }>): Promise<WindowCount[]> {
+				async handler(ctx: Context<{ keys: string[] }>): Promise<WindowCount[]> {
 					return this.repo.windowsOf(ctx.params.keys, Date.now());
 				},
 			},
@@ -47,11 +48,10 @@ export function limitsService(config: PlazaConfig): ServiceSchema {
 			clear: {
 				visibility: "public",
 				callers: ["users"],
-				async handler(this: LimitsThis, ctx: Context<{ keys: string[] }>): Promise<number> {
+				async handler(ctx: Context<{ keys: string[] }>): Promise<number> {
 					return this.repo.clear(ctx.params.keys);
 				},
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

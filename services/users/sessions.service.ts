@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
 import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { failures } from "../../shared/errors";
-import { Caller, CallerMeta, callerOf, SessionMeta } from "../../shared/caller";
+import { Caller, callerOf, SessionMeta } from "../../shared/caller";
 import { ResolvedSession, sessionCache, sessionKeyOf } from "../../shared/sessions";
 import { invalidate } from "../../shared/cache/invalidation";
 import { SessionsRepository } from "./sessions.repository";
 import { sessionsMigrations } from "./sessions.schema";
 import { sessionsLegacy } from "./sessions.legacy";
+import { typedService } from "../../shared/implement";
+import { accountsOperations } from "../../shared/catalogue";
 
 interface AuthInput {
 	provider?: string;
@@ -27,11 +29,11 @@ interface SessionsMethods {
 
 type SessionsVars = WithRepository<SessionsRepository>;
 
-type SessionsThis = Service & SessionsVars & SessionsMethods;
-
 const purgeEveryMs = 10 * 60 * 1000;
 /** A session's expiry moves forward at most once a minute (or a quarter of its life), not at every request. */
 const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
+
+const { implement, define } = typedService<SessionsMethods, SessionsVars>();
 
 /**
  * Sessions: sign-in, the current session, sign-out, and what a session token stands for. Tokens are
@@ -41,12 +43,12 @@ const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
 export function sessionsService(config: PlazaConfig): ServiceSchema {
 	const ttlMs = (persistent: boolean) => 1000 * (persistent ? config.auth.rememberMeTtlSeconds : config.auth.sessionTtlSeconds);
 
-	const schema: ServiceSchema<ServiceSettingSchema, SessionsMethods, SessionsVars> = {
+	return define({
 		name: "sessions",
 		mixins: [repositoryMixin(config.store, { domain: "sessions", migrations: sessionsMigrations, create: db => new SessionsRepository(db), legacy: sessionsLegacy }), expiryMixin(purgeEveryMs, "sessions")],
 
 		actions: {
-			async authenticate(this: SessionsThis, ctx: Context<AuthInput, SessionMeta & CallerMeta>) {
+			...implement(accountsOperations.Auth, async function (ctx) {
 				const { UserName, Password } = ctx.params;
 				const caller = callerOf(ctx);
 				const provider = (ctx.params.provider || (UserName ? "credentials" : "")).toLowerCase();
@@ -76,13 +78,13 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 					default: // OAuth-style and unknown providers: none is configured
 						throw failures.notFound(`The provider ${provider} (not configured)`);
 				}
-			},
+			}),
 
 			/** Internal: opens a session for a user that has just proved who they are. */
 			open: {
 				visibility: "public",
 				callers: ["users", "reservations"],
-				async handler(this: SessionsThis, ctx: Context<{ user: Caller; persistent: boolean }, SessionMeta>) {
+				async handler(ctx: Context<{ user: Caller; persistent: boolean }, SessionMeta>) {
 					return { SessionId: await this.openSession(ctx, ctx.params.user, ctx.params.persistent) };
 				},
 			},
@@ -94,7 +96,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			resolve: {
 				visibility: "public",
 				callers: ["gateway"],
-				async handler(this: SessionsThis, ctx: Context<{ token: string }>): Promise<ResolvedSession | null> {
+				async handler(ctx: Context<{ token: string }>): Promise<ResolvedSession | null> {
 					const key = sessionKeyOf(ctx.params.token);
 					const session = await this.repo.find(key);
 					const now = Date.now();
@@ -117,7 +119,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			endAllOf: {
 				visibility: "public",
 				callers: ["users"],
-				async handler(this: SessionsThis, ctx: Context<{ userId: string; except?: string }>) {
+				async handler(ctx: Context<{ userId: string; except?: string }>) {
 					const keys = await this.repo.removeAllOf(ctx.params.userId, ctx.params.except);
 					await this.ended(ctx, keys);
 					return keys.length;
@@ -126,7 +128,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 		},
 
 		methods: {
-			async openSession(this: SessionsThis, ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean) {
+			async openSession(ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean) {
 				const token = randomBytes(24).toString("base64url");
 				const now = Date.now();
 				const ttl = ttlMs(persistent);
@@ -146,16 +148,15 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				return token;
 			},
 
-			async signedIn(this: SessionsThis, ctx: Context<AuthInput, SessionMeta>, user: Caller) {
+			async signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller) {
 				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
 				return { UserId: user.userId, SessionId, UserName: user.userName, DisplayName: user.displayName, ReferrerUrl: ctx.params.Continue || undefined };
 			},
 
 			/** Sessions gone: no gateway may go on taking their tokens from its cache (awaited before the answer). */
-			async ended(this: SessionsThis, ctx: Context, keys: string[]) {
+			async ended(ctx: Context, keys: string[]) {
 				await invalidate(ctx, sessionCache, keys);
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

@@ -1,10 +1,9 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
-import { Caller, CallerMeta, ResponseScopeMeta, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
+import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
 import { hashPassword, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
@@ -16,9 +15,8 @@ import { AccountRow, UserChanges, UserRow, UsersRepository } from "./users.repos
 import { usersMigrations } from "./users.schema";
 import { usersLegacy } from "./users.legacy";
 import { VerifiedCredentials } from "./verified-credentials";
-
-/** CreateUser's fields as the catalogue delivers them ("" means none); CreatedTime lets an admin import users. */
-type ProfileInput = UserChanges & { CreatedTime?: number };
+import { typedService } from "../../shared/implement";
+import { accountsOperations, usersOperations } from "../../shared/catalogue";
 
 /** UpdateUser's fields: the profile, and a new Password (with the CurrentPassword, unless an admin sets it). */
 type ProfileUpdate = UserChanges & { Password?: string; CurrentPassword?: string };
@@ -53,21 +51,21 @@ interface UsersVars extends WithRepository<UsersRepository> {
 	verified: VerifiedCredentials;
 }
 
-type UsersThis = Service & UsersVars & UsersMethods;
+const { implement, define } = typedService<UsersMethods, UsersVars>();
 
 /** Users: their profiles and their accounts (credentials). Sessions live in the sessions service beside it. */
 export function usersService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, UsersMethods, UsersVars> = {
+	return define({
 		name: "users",
 		mixins: [repositoryMixin(config.store, { domain: "users", migrations: usersMigrations, create: db => new UsersRepository(db), legacy: usersLegacy })],
 
-		created(this: UsersThis) {
+		created() {
 			// Half the call's time for the password hash to start and finish; the rest for the account's records.
 			limitHashWait(config.cluster.requestTimeoutMs / 2);
 			this.limits = new SignInLimits(config.auth, (details, message) => this.logger.warn(details, message));
 		},
 
-		started(this: UsersThis) {
+		started() {
 			this.verified = new VerifiedCredentials();
 			// A user's profile invalidation (any write to them, or their removal) also drops their verified credentials.
 			onInvalidation(this.broker, (cache, userIds) => {
@@ -77,19 +75,19 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 		},
 
 		actions: {
-			async create(this: UsersThis, ctx: Context<ProfileInput>) {
+			...implement(usersOperations.CreateUser, async function (ctx) {
 				const { CreatedTime = Date.now(), ...fields } = ctx.params;
 				checkUserName(fields.UserName);
 				if (fields.DefaultVenueId) await this.checkVenue(ctx, fields.DefaultVenueId);
 				return this.repo.create({ ...fields, Id: newGuid(), CreatedTime, UpdatedTime: CreatedTime });
-			},
+			}),
 
-			async find(this: UsersThis, ctx: Context<{ Id: string }>) {
+			...implement(usersOperations.FindUser, async function (ctx) {
 				const user = (await this.withGraph(ctx, [await this.user(ctx.params.Id)]))[0];
 				return emailFor(callerOf(ctx), user);
-			},
+			}),
 
-			async list(this: UsersThis, ctx: Context<Page, CallerMeta & ResponseScopeMeta>) {
+			...implement(usersOperations.AllUsers, async function (ctx) {
 				const caller = callerOf(ctx);
 				const admin = isAdmin(caller);
 				const users = await this.withGraph(ctx, await this.repo.page(ctx.params, { admin, userId: caller?.userId }));
@@ -99,28 +97,28 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				// A list carries e-mail addresses to admins only, the caller's own included (FindUser shows it to them):
 				// so every member gets the very same page, which the gateway keeps once for all of them.
 				return admin ? users : users.map(withoutEmail);
-			},
+			}),
 
 			/** Internal: what other services show of users next to their records. */
 			profiles: {
 				visibility: "public",
 				callers: ["graph", "posts", "systems", "venues"],
-				async handler(this: UsersThis, ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
+				async handler(ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
 					return this.repo.profiles(ctx.params.ids);
 				},
 			},
 
-			async update(this: UsersThis, ctx: Context<ProfileUpdate & { Id: string }>) {
+			...implement(usersOperations.UpdateUser, async function (ctx) {
 				const { Id, ...changes } = ctx.params;
 				return this.updateProfile(ctx, Id, changes);
-			},
+			}),
 
-			async updateInternal(this: UsersThis, ctx: Context<ProfileUpdate & { Id: string }>) {
+			...implement(usersOperations.UpdateUserInternal, async function (ctx) {
 				const { Id, ...changes } = ctx.params;
 				return this.updateProfile(ctx, Id, changes);
-			},
+			}),
 
-			async register(this: UsersThis, ctx: Context<RegistrationInput, SessionMeta>) {
+			...implement(accountsOperations.Registration, async function (ctx) {
 				const { AutoLogin, Continue } = ctx.params;
 				const user = await this.createAccount(ctx.params);
 				const response: Record<string, unknown> = { UserId: user.Id, UserName: user.UserName ?? user.Email, ReferrerUrl: Continue || undefined };
@@ -129,13 +127,13 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					response.SessionId = session.SessionId;
 				}
 				return response;
-			},
+			}),
 
 			/** Internal: an account made for an accepted invitation (no session: the caller opens one when all is done). */
 			createAccount: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: UsersThis, ctx: Context<AccountInput>) {
+				async handler(ctx: Context<AccountInput>) {
 					const user = await this.createAccount(ctx.params);
 					return { UserId: user.Id, UserName: user.UserName ?? user.Email, user: callerFor(user) };
 				},
@@ -149,7 +147,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			removeAccount: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: UsersThis, ctx: Context<{ id: string }>) {
+				async handler(ctx: Context<{ id: string }>) {
 					await this.repo.remove(ctx.params.id);
 					await invalidate(ctx, profileCache, [ctx.params.id]);
 					await ctx.call<number, { userId: string }>("sessions.endAllOf", { userId: ctx.params.id });
@@ -165,7 +163,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			verifyCredentials: {
 				visibility: "public",
 				callers: ["gateway", "sessions"],
-				async handler(this: UsersThis, ctx: Context<{ UserName: string; Password: string }, SessionMeta>) {
+				async handler(ctx: Context<{ UserName: string; Password: string }, SessionMeta>) {
 					const { UserName, Password } = ctx.params;
 					const known = this.verified.find(UserName, Password, ctx.meta.clientIp);
 					if (known) return known;
@@ -187,7 +185,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			verifyDigest: {
 				visibility: "public",
 				callers: ["gateway"],
-				async handler(this: UsersThis, ctx: Context<DigestAnswer, SessionMeta>) {
+				async handler(ctx: Context<DigestAnswer, SessionMeta>) {
 					if (!config.auth.digest) throw failures.unauthorized("Digest authentication is not enabled");
 					return this.signIn(ctx, ctx.params.username, async account => {
 						if (!account?.DigestHa1 || !digestMatches(ctx.params, account.DigestHa1)) return false;
@@ -201,20 +199,20 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 		},
 
 		methods: {
-			async user(this: UsersThis, id: string) {
+			async user(id: string) {
 				const user = await this.repo.find(id);
 				if (!user) throw failures.notFound(`User ${id}`);
 				return user;
 			},
 
 			/** User records with their Connections, Networks and Subscriptions: one call to the graph for the whole page. */
-			async withGraph(this: UsersThis, ctx: Context, users: UserRow[]) {
+			async withGraph(ctx: Context, users: UserRow[]) {
 				if (users.length === 0) return [];
 				const graph = await readCall<Record<string, Record<string, unknown>>, { userIds: string[] }>(ctx, "graph.embedFor", { userIds: users.map(u => u.Id) });
 				return users.map(user => ({ ...user, ...graph[user.Id] }));
 			},
 
-			async updateProfile(this: UsersThis, ctx: Context, id: string, changes: ProfileUpdate) {
+			async updateProfile(ctx: Context, id: string, changes: ProfileUpdate) {
 				const { Password, CurrentPassword, ...profile } = changes;
 				checkUserName(profile.UserName);
 				if (profile.DefaultVenueId) await this.checkVenue(ctx, profile.DefaultVenueId);
@@ -239,7 +237,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			 * an admin needs not. The proof is a sign-in attempt, under the same limits: a borrowed session is no
 			 * oracle for guessing the password.
 			 */
-			async checkCurrentPassword(this: UsersThis, ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined) {
+			async checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined) {
 				if (isAdmin(callerOf(ctx))) return;
 				if (!current) throw failures.field("CurrentPassword", "NotEmpty", "CurrentPassword is required to change the password");
 				const account = await this.repo.accountById(id);
@@ -253,7 +251,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** The same password hashed at today's cost, unless the hash changed meanwhile (a new password wins). */
-			async rehash(this: UsersThis, account: AccountRow, password: string) {
+			async rehash(account: AccountRow, password: string) {
 				try {
 					await this.repo.replaceHash(account.Id, account.PasswordHash ?? "", await hashPassword(password));
 				} catch (err) {
@@ -262,7 +260,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** A user with credentials; UserName and Email are unique (409 naming the field). */
-			async createAccount(this: UsersThis, fields: AccountInput) {
+			async createAccount(fields: AccountInput) {
 				const { UserName, Email, Password, DisplayName, DefaultVenueId } = fields;
 				const login = UserName || Email;
 				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
@@ -285,12 +283,12 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** 404 unless the venue exists: a DefaultVenueId points at a real venue. */
-			async checkVenue(this: UsersThis, ctx: Context, venueId: string) {
+			async checkVenue(ctx: Context, venueId: string) {
 				const found = await readCall<unknown[], { ids: string[] }>(ctx, "venues.byIds", { ids: [venueId] });
 				if (found.length === 0) throw failures.notFound(`Venue ${venueId}`);
 			},
 
-			async signIn(this: UsersThis, ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>) {
+			async signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>) {
 				const account = await this.repo.account(login);
 				const attempt = { login, accountId: account?.Id, address: ctx.meta.clientIp };
 				const proved = await this.limits.attempt(ctx, attempt, async () => (await proves(account)) && !!account);
@@ -298,8 +296,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return callerFor(account);
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }
 
 /** A user name may not have the form of an e-mail address (PRODUCT.md §3): it would take over that address's sign-in. */

@@ -1,7 +1,6 @@
-import { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { Page } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
@@ -9,8 +8,8 @@ import { profilesOf } from "../../shared/profiles";
 import { VenueMemberRow, VenueRow, VenuesRepository } from "./venues.repository";
 import { venuesMigrations } from "./venues.schema";
 import { venuesLegacy } from "./venues.legacy";
-
-type VenuesThis = Service & WithRepository<VenuesRepository> & VenuesMethods;
+import { typedService } from "../../shared/implement";
+import { venuesOperations } from "../../shared/catalogue";
 
 interface VenuesMethods {
 	venue(id: string): Promise<VenueRow>;
@@ -18,53 +17,55 @@ interface VenuesMethods {
 	memberRecords(ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]): Promise<Record<string, unknown>[]>;
 }
 
+const { implement, define } = typedService<VenuesMethods, WithRepository<VenuesRepository>>();
+
 /** Venues and their members (with roles). */
 export function venuesService(config: PlazaConfig): ServiceSchema {
-	const schema: ServiceSchema<ServiceSettingSchema, VenuesMethods, WithRepository<VenuesRepository>> = {
+	return define({
 		name: "venues",
 		mixins: [repositoryMixin(config.store, { domain: "venues", migrations: venuesMigrations, create: db => new VenuesRepository(db), legacy: venuesLegacy })],
 
 		actions: {
-			async create(this: VenuesThis, ctx: Context<{ OwnerId: string; Name: string }>) {
+			...implement(venuesOperations.CreateVenue, async function (ctx) {
 				const { OwnerId, Name } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
 				return this.repo.create({ Id: newGuid(), Name, OwnerId, CreatedTime: Date.now() });
-			},
+			}),
 
-			async find(this: VenuesThis, ctx: Context<{ Id: string }>) {
+			...implement(venuesOperations.FindVenue, async function (ctx) {
 				return this.venue(ctx.params.Id);
-			},
+			}),
 
-			async addMember(this: VenuesThis, ctx: Context<{ VenueId: string; UserId: string; RoleId?: string }>) {
+			...implement(venuesOperations.CreateVenueMember, async function (ctx) {
 				const venue = await this.ownedVenue(ctx, ctx.params.VenueId);
 				if (!(await profilesOf(ctx, [ctx.params.UserId])).has(ctx.params.UserId)) throw failures.notFound(`User ${ctx.params.UserId}`);
 				const member = await this.repo.addMember(venue.Id, ctx.params.UserId, ctx.params.RoleId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
 				return (await this.memberRecords(ctx, venue, [member]))[0];
-			},
+			}),
 
-			async updateMember(this: VenuesThis, ctx: Context<{ VenueId: string; UserId: string; RoleId?: string }>) {
+			...implement(venuesOperations.UpdateVenueMember, async function (ctx) {
 				const venue = await this.ownedVenue(ctx, ctx.params.VenueId);
 				// An empty RoleId takes the role away.
 				const member = await this.repo.setRole(venue.Id, ctx.params.UserId, ctx.params.RoleId || undefined, Date.now());
 				if (!member) throw failures.notFound(`Member ${ctx.params.UserId} of venue ${venue.Id}`);
 				return (await this.memberRecords(ctx, venue, [member]))[0];
-			},
+			}),
 
-			async members(this: VenuesThis, ctx: Context<{ VenueId: string } & Page>) {
+			...implement(venuesOperations.VenueMembers, async function (ctx) {
 				const venue = await this.venue(ctx.params.VenueId);
 				return this.memberRecords(ctx, venue, await this.repo.members(venue.Id, ctx.params));
-			},
+			}),
 
-			async ofUser(this: VenuesThis, ctx: Context<{ UserId: string } & Page>) {
+			...implement(venuesOperations.UserVenues, async function (ctx) {
 				return this.repo.venuesOf(ctx.params.UserId, ctx.params);
-			},
+			}),
 
 			/** Internal: venues by id, as records (to check references such as DefaultVenueId). */
 			byIds: {
 				visibility: "public",
 				callers: ["users", "reservations"],
-				async handler(this: VenuesThis, ctx: Context<{ ids: string[] }>) {
+				async handler(ctx: Context<{ ids: string[] }>) {
 					return this.repo.findMany(ctx.params.ids);
 				},
 			},
@@ -73,7 +74,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			isMember: {
 				visibility: "public",
 				callers: ["posts"],
-				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
+				async handler(ctx: Context<{ venueId: string; userId: string }>) {
 					return this.repo.isMember(ctx.params.venueId, ctx.params.userId);
 				},
 			},
@@ -82,7 +83,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			join: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
+				async handler(ctx: Context<{ venueId: string; userId: string }>) {
 					await this.venue(ctx.params.venueId);
 					return !!(await this.repo.addMember(ctx.params.venueId, ctx.params.userId, undefined, Date.now()));
 				},
@@ -92,20 +93,20 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			leave: {
 				visibility: "public",
 				callers: ["reservations"],
-				async handler(this: VenuesThis, ctx: Context<{ venueId: string; userId: string }>) {
+				async handler(ctx: Context<{ venueId: string; userId: string }>) {
 					return this.repo.removeMember(ctx.params.venueId, ctx.params.userId);
 				},
 			},
 		},
 
 		methods: {
-			async venue(this: VenuesThis, id: string) {
+			async venue(id: string) {
 				const venue = await this.repo.find(id);
 				if (!venue) throw failures.notFound(`Venue ${id}`);
 				return venue;
 			},
 
-			async ownedVenue(this: VenuesThis, ctx: Context, id: string) {
+			async ownedVenue(ctx: Context, id: string) {
 				const venue = await this.venue(id);
 				const caller = callerOf(ctx);
 				if (!isAdmin(caller) && caller?.userId !== venue.OwnerId) throw failures.forbidden("Only the venue's owner manages its members");
@@ -113,7 +114,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** VenueMember records (SPEC.md §2.12): the venue's name and owner, the member's names. */
-			async memberRecords(this: VenuesThis, ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]) {
+			async memberRecords(ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]) {
 				const users = await profilesOf(
 					ctx,
 					members.map(m => m.UserId),
@@ -124,6 +125,5 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				});
 			},
 		},
-	};
-	return schema as unknown as ServiceSchema;
+	});
 }

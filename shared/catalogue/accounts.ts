@@ -1,12 +1,11 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { newPassword, text, userName } from "./fields";
 import { w } from "../wire/schema";
 import { AuthResponse, RegistrationResponse } from "../records/accounts";
 import { profile } from "./users";
 
-export const accountsOperations: Operation[] = [
-	{
-		name: "Registration",
+export const accountsOperations = operations({
+	Registration: {
 		summary: "Create an account (UserName or Email, and a Password of 8 characters or more); AutoLogin signs in at once",
 		action: "users.register",
 		aliases: ["Register"],
@@ -24,8 +23,7 @@ export const accountsOperations: Operation[] = [
 		response: RegistrationResponse,
 		access: "public",
 	},
-	{
-		name: "Auth",
+	Auth: {
 		summary: "Sign in (provider credentials, basic or digest), read the current session (no provider), or sign out (provider logout)",
 		action: "sessions.authenticate",
 		aliases: ["Authenticate"],
@@ -49,4 +47,4 @@ export const accountsOperations: Operation[] = [
 		response: AuthResponse,
 		access: "public",
 	},
-];
+});

@@ -1,4 +1,4 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { w } from "../wire/schema";
 import { ResourceResponse, ResourcesResponse } from "../records/description";
 
@@ -6,9 +6,8 @@ import { ResourceResponse, ResourcesResponse } from "../records/description";
 const apiKey = w.string().max(500).allow("");
 
 /** The API description (SPEC.md §4.4, §2.13): ServiceStack's Swagger 1.x records, public (PRODUCT.md §3). */
-export const descriptionOperations: Operation[] = [
-	{
-		name: "Resources",
+export const descriptionOperations = operations({
+	Resources: {
 		summary: "The API's resources (Swagger 1.2 resource listing)",
 		action: "description.resources",
 		routes: [route("GET /resources")],
@@ -17,8 +16,7 @@ export const descriptionOperations: Operation[] = [
 		access: "public",
 		reads: true,
 	},
-	{
-		name: "ResourceRequest",
+	ResourceRequest: {
 		summary: "One resource's paths, operations, parameters and models (Swagger 1.2 API declaration)",
 		action: "description.resource",
 		routes: [route("GET /resource/:name")],
@@ -27,4 +25,4 @@ export const descriptionOperations: Operation[] = [
 		access: "public",
 		reads: true,
 	},
-];
+});

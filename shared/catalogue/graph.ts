@@ -1,11 +1,10 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { paging, requiredText, text } from "./fields";
 import { w } from "../wire/schema";
 import { Connection, Network, NetworkMember, Subscription } from "../records/graph";
 
-export const graphOperations: Operation[] = [
-	{
-		name: "CreateConnection",
+export const graphOperations = operations({
+	CreateConnection: {
 		summary: "Connect two users: mutual, so both records are returned (the owner's first)",
 		action: "graph.connect",
 		routes: [route("POST /Connections")],
@@ -19,8 +18,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		actors: ["OwnerId"],
 	},
-	{
-		name: "DeleteConnection",
+	DeleteConnection: {
 		summary: "Delete a connection, both sides; returns the owner's deleted record",
 		action: "graph.disconnect",
 		routes: [route("DELETE /Connections/:Id")],
@@ -29,8 +27,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		actors: ["OwnerId"],
 	},
-	{
-		name: "UserConnections",
+	UserConnections: {
 		summary: "A user's connections, oldest first; AfterId is the Id of a Connection",
 		action: "graph.connectionsOf",
 		routes: [route("GET /Users/:UserId/Connections")],
@@ -39,8 +36,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateNetwork",
+	CreateNetwork: {
 		summary: "Create a network; its owner becomes its first member; closed (the owner adds members) unless IsOpen (anyone may join)",
 		action: "graph.createNetwork",
 		routes: [route("POST /Networks")],
@@ -49,8 +45,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		actors: ["OwnerId"],
 	},
-	{
-		name: "FindNetwork",
+	FindNetwork: {
 		summary: "Retrieve one network",
 		action: "graph.findNetwork",
 		routes: [route("GET /Networks/:Id")],
@@ -59,8 +54,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateNetworkMember",
+	CreateNetworkMember: {
 		summary: "Add a member to a network: its owner (or an admin) adds anyone; a user may add themselves to an open network only",
 		action: "graph.addMember",
 		routes: [route("POST /Networks/:NetworkId/Members")],
@@ -68,8 +62,7 @@ export const graphOperations: Operation[] = [
 		response: NetworkMember,
 		access: "user",
 	},
-	{
-		name: "NetworkMembers",
+	NetworkMembers: {
 		summary: "The members of a network, in the order they joined; AfterId is a member's UserId",
 		action: "graph.membersOf",
 		routes: [route("GET /Networks/:NetworkId/Members")],
@@ -78,8 +71,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "UserNetworks",
+	UserNetworks: {
 		summary: "The networks a user is a member of, in the order joined; AfterId is the Id of a Network",
 		action: "graph.networksOfUser",
 		routes: [route("GET /Users/:UserId/Networks")],
@@ -88,8 +80,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateSubscription",
+	CreateSubscription: {
 		summary: "Subscribe to a user or a network",
 		action: "graph.subscribe",
 		routes: [route("POST /Subscriptions")],
@@ -103,8 +94,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		actors: ["SubscriberId"],
 	},
-	{
-		name: "DeleteSubscription",
+	DeleteSubscription: {
 		summary: "Unsubscribe; returns the deleted subscription",
 		action: "graph.unsubscribe",
 		routes: [route("DELETE /Subscriptions/:SubscribedToId")],
@@ -113,8 +103,7 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		actors: ["SubscriberId"],
 	},
-	{
-		name: "UserSubscriptions",
+	UserSubscriptions: {
 		summary: "What a user subscribes to, oldest first; AfterId is the SubscribedToId of a Subscription (which has no Id)",
 		action: "graph.subscriptionsOf",
 		routes: [route("GET /Users/:UserId/Subscriptions")],
@@ -123,4 +112,4 @@ export const graphOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-];
+});

@@ -1,4 +1,5 @@
 import Joi from "joi";
+import { Infer } from "../wire/typed";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -50,6 +51,29 @@ export interface Operation {
 	 * write answers). Not for operations with actor fields.
 	 */
 	cacheResponse?: { domains: string[] };
+}
+
+/** An operation as a domain file declares it: its name is its key in `operations({...})`. */
+export type OperationSpec = Omit<Operation, "name" | "action"> & { action: `${string}.${string}` };
+
+/** A declared operation, its types kept: the action that implements it is checked against them. */
+export type DeclaredOperation<Name extends string, Spec extends OperationSpec> = Spec & { name: Name };
+
+/** The params an operation's action receives (its request, validated and converted). */
+export type RequestOf<Op extends Operation> = Infer<Op["request"]>;
+
+/** What an operation's action answers (its response record, or a list of them). */
+export type ResponseOf<Op extends Operation> = Infer<Op["response"]>;
+
+/** A request field's name of an operation. */
+type FieldOf<Spec> = Spec extends { request: infer Request } ? keyof Infer<Request> & string : never;
+
+/**
+ * A domain's operations, each named by its key; the keys' types are kept for `implement`. Actor
+ * fields must be fields of the request.
+ */
+export function operations<Specs extends Record<string, OperationSpec>>(specs: Specs & { [K in keyof Specs]: { actors?: Array<FieldOf<Specs[K]>> } }): { [K in keyof Specs & string]: DeclaredOperation<K, Specs[K]> } {
+	return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { name, ...spec }])) as { [K in keyof Specs & string]: DeclaredOperation<K, Specs[K]> };
 }
 
 export function route(spec: `${HttpMethod} ${string}`): Route {

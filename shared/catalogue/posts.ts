@@ -1,13 +1,12 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { paging, requiredText, text } from "./fields";
 import { w } from "../wire/schema";
 import { Activity, Comment, Post, Recipient, Tag } from "../records/posts";
 
 const tagValue = () => w.string().trim().max(100);
 
-export const postsOperations: Operation[] = [
-	{
-		name: "CreatePost",
+export const postsOperations = operations({
+	CreatePost: {
 		summary: "Post as oneself, optionally private and addressed to users and networks (RecipientIds), with tags",
 		action: "posts.create",
 		routes: [route("POST /Posts")],
@@ -29,8 +28,7 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		actors: ["AuthorId"],
 	},
-	{
-		name: "FindPost",
+	FindPost: {
 		summary: "Retrieve one post with its recipients, first 100 comments (oldest first), tags and latest 20 activities",
 		action: "posts.find",
 		routes: [route("GET /Posts/:Id")],
@@ -41,8 +39,7 @@ export const postsOperations: Operation[] = [
 		// A public post's answer is kept until the post is written to (its invalidation) or users change (names).
 		cacheResponse: { domains: ["users"] },
 	},
-	{
-		name: "CreatePostRecipient",
+	CreatePostRecipient: {
 		summary: "Address a post to one more user (or network); the author or an admin",
 		action: "posts.addRecipient",
 		routes: [route("POST /Posts/:PostId/Recipients")],
@@ -54,8 +51,7 @@ export const postsOperations: Operation[] = [
 		response: Recipient,
 		access: "user",
 	},
-	{
-		name: "CreateNetworkRecipient",
+	CreateNetworkRecipient: {
 		summary: "Address a post to a network: its members can then see it; the author or an admin",
 		action: "posts.addNetworkRecipient",
 		routes: [route("POST /Posts/:PostId/NetworkRecipients")],
@@ -63,8 +59,7 @@ export const postsOperations: Operation[] = [
 		response: Recipient,
 		access: "user",
 	},
-	{
-		name: "AllPostRecipients",
+	AllPostRecipients: {
 		summary: "The recipients of a post, in the order they were added",
 		action: "posts.recipients",
 		routes: [route("GET /Posts/:Id/Recipients")],
@@ -73,8 +68,7 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateTag",
+	CreateTag: {
 		summary: "Tag a post; the author or an admin (a tag the post already has is returned as it is)",
 		action: "posts.addTag",
 		routes: [route("POST /Posts/:PostId/Tags")],
@@ -82,8 +76,7 @@ export const postsOperations: Operation[] = [
 		response: Tag,
 		access: "user",
 	},
-	{
-		name: "SearchPostsByTag",
+	SearchPostsByTag: {
 		summary: "Posts visible to the caller having any of the comma-separated TagNames (all posts when none), newest first",
 		action: "posts.searchByTag",
 		routes: [route("GET /Search/Posts")],
@@ -94,8 +87,7 @@ export const postsOperations: Operation[] = [
 		// A first page is kept for its reader until a post could join it (services/posts/post-lists.ts), one of its posts changes, or users do (names).
 		cacheResponse: { domains: ["users"] },
 	},
-	{
-		name: "UserFeed",
+	UserFeed: {
 		summary: "One's feed: visible posts of oneself, one's connections and subscriptions, one's networks, and those addressed to one; newest first",
 		action: "posts.feed",
 		routes: [route("GET /Users/:UserId/Feed")],
@@ -107,8 +99,7 @@ export const postsOperations: Operation[] = [
 		// Kept for its reader alone, like a search (the actor check passed for that caller and UserId).
 		cacheResponse: { domains: ["users"] },
 	},
-	{
-		name: "CreateComment",
+	CreateComment: {
 		summary: "Comment on a post one can see",
 		action: "posts.comment",
 		routes: [route("POST /Posts/:PostId/Comments"), route("POST /Comments")],
@@ -117,8 +108,7 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		actors: ["AuthorId"],
 	},
-	{
-		name: "FindComment",
+	FindComment: {
 		summary: "Retrieve one comment",
 		action: "posts.findComment",
 		routes: [route("GET /Comments/:Id")],
@@ -127,8 +117,7 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "PostComments",
+	PostComments: {
 		summary: "The comments of a post in ascending ContentCreatedTime",
 		action: "posts.comments",
 		routes: [route("GET /Posts/:PostId/Comments")],
@@ -137,8 +126,7 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "PostActivities",
+	PostActivities: {
 		summary: "The activities of a post in the order they happened (a post record carries only its latest 20); AfterId is an activity's Id",
 		action: "posts.activities",
 		routes: [route("GET /Posts/:PostId/Activities")],
@@ -147,4 +135,4 @@ export const postsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-];
+});

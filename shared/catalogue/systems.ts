@@ -1,4 +1,4 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { newPassword, paging, requiredText, text, userName } from "./fields";
 import { w } from "../wire/schema";
 import { RegistrationResponse } from "../records/accounts";
@@ -13,9 +13,8 @@ const upload = {
 	Data: w.string().required(),
 };
 
-export const systemsOperations: Operation[] = [
-	{
-		name: "CreateSystem",
+export const systemsOperations = operations({
+	CreateSystem: {
 		summary: "Register an outside system whose work items Plaza maps (administrators only); its Id is an ascending integer",
 		action: "systems.create",
 		routes: [route("POST /Systems")],
@@ -23,8 +22,7 @@ export const systemsOperations: Operation[] = [
 		response: System,
 		access: "admin",
 	},
-	{
-		name: "FindSystem",
+	FindSystem: {
 		summary: "Retrieve one system",
 		action: "systems.find",
 		routes: [route("GET /Systems/:Id")],
@@ -33,8 +31,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "AllSystems",
+	AllSystems: {
 		summary: "Every system, in the order registered; its cursor AfterId is a system's (integer) Id",
 		action: "systems.list",
 		routes: [route("GET /Systems")],
@@ -43,8 +40,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateWorkItem",
+	CreateWorkItem: {
 		summary: "Create a work item; with IsMappingRequired, also its ServiceMap to (SystemId, ReferenceId)",
 		action: "systems.createWorkItem",
 		routes: [route("POST /WorkItems")],
@@ -59,8 +55,7 @@ export const systemsOperations: Operation[] = [
 		response: WorkItem,
 		access: "user",
 	},
-	{
-		name: "FindWorkItem",
+	FindWorkItem: {
 		summary: "Retrieve one work item",
 		action: "systems.findWorkItem",
 		routes: [route("GET /WorkItems/:Id")],
@@ -69,8 +64,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateServiceMap",
+	CreateServiceMap: {
 		summary: "Map a work item to its reference in an outside system; one map per (SystemId, ReferenceId)",
 		action: "systems.createMap",
 		routes: [route("POST /ServiceMaps")],
@@ -78,8 +72,7 @@ export const systemsOperations: Operation[] = [
 		response: ServiceMap,
 		access: "user",
 	},
-	{
-		name: "ServiceMapsDto",
+	ServiceMapsDto: {
 		summary: "Service maps, by SystemId and ReferenceId when given, in the order made",
 		action: "systems.maps",
 		routes: [route("GET /ServiceMaps")],
@@ -88,8 +81,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateUserDevice",
+	CreateUserDevice: {
 		summary: "Register one's device for notifications; the same (UserId, DeviceToken) again returns the existing record",
 		action: "devices.register",
 		routes: [route("POST /Users/:UserId/Devices")],
@@ -98,8 +90,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		actors: ["UserId"],
 	},
-	{
-		name: "UserDevices",
+	UserDevices: {
 		summary: "One's registered devices",
 		action: "devices.ofUser",
 		routes: [route("GET /Users/:UserId/Devices")],
@@ -109,8 +100,7 @@ export const systemsOperations: Operation[] = [
 		actors: ["UserId"],
 		reads: true,
 	},
-	{
-		name: "DeleteUserDevice",
+	DeleteUserDevice: {
 		summary: "Unregister one's device; returns the deleted record",
 		action: "devices.unregister",
 		routes: [route("DELETE /Users/:UserId/Devices/:Id")],
@@ -119,8 +109,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		actors: ["UserId"],
 	},
-	{
-		name: "CreateUserReservation",
+	CreateUserReservation: {
 		summary: "Invite someone by e-mail, optionally into a venue or network one owns; the reservation expires",
 		action: "reservations.create",
 		routes: [route("POST /Reservations")],
@@ -128,8 +117,7 @@ export const systemsOperations: Operation[] = [
 		response: UserReservation,
 		access: "user",
 	},
-	{
-		name: "FindUserReservation",
+	FindUserReservation: {
 		summary: "Retrieve a reservation one made",
 		action: "reservations.find",
 		routes: [route("GET /Reservations/:Id")],
@@ -138,8 +126,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "ConvertFromReservation",
+	ConvertFromReservation: {
 		summary: "Turn a reservation into an account (once, before it expires), joined to its venue and network and signed in",
 		action: "reservations.convert",
 		routes: [route("POST /Reservations/:ReservationId/Convert")],
@@ -151,8 +138,7 @@ export const systemsOperations: Operation[] = [
 		response: RegistrationResponse,
 		access: "public",
 	},
-	{
-		name: "CreateAvatar",
+	CreateAvatar: {
 		summary: "Upload one's avatar (PNG, JPEG, GIF or WebP, 5 MB at most; base64 Data, or a multipart file on REST)",
 		action: "media.createAvatar",
 		routes: [route("POST /Users/:UserId/Avatars")],
@@ -162,8 +148,7 @@ export const systemsOperations: Operation[] = [
 		actors: ["UserId"],
 		maxBodyBytes: uploadBodyBytes,
 	},
-	{
-		name: "FindAvatar",
+	FindAvatar: {
 		summary: "Retrieve an avatar's record",
 		action: "media.findAvatar",
 		routes: [route("GET /Avatars/:Id")],
@@ -172,8 +157,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "UserAvatar",
+	UserAvatar: {
 		summary: "A user's current avatar (the bytes on REST)",
 		action: "media.currentAvatar",
 		routes: [route("GET /Users/:UserId/Avatar")],
@@ -183,8 +167,7 @@ export const systemsOperations: Operation[] = [
 		reads: true,
 		download: true,
 	},
-	{
-		name: "CreatePicture",
+	CreatePicture: {
 		summary: "Upload a picture, optionally for one's own post (PNG, JPEG, GIF or WebP, 5 MB at most)",
 		action: "media.createPicture",
 		routes: [route("POST /Pictures")],
@@ -194,8 +177,7 @@ export const systemsOperations: Operation[] = [
 		actors: ["OwnerId"],
 		maxBodyBytes: uploadBodyBytes,
 	},
-	{
-		name: "FindPicture",
+	FindPicture: {
 		summary: "Retrieve a picture's record",
 		action: "media.findPicture",
 		routes: [route("GET /Pictures/:Id")],
@@ -204,8 +186,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "UserPictures",
+	UserPictures: {
 		summary: "The pictures a user uploaded, oldest first",
 		action: "media.picturesOf",
 		routes: [route("GET /Users/:OwnerId/Pictures")],
@@ -214,8 +195,7 @@ export const systemsOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "MediaFile",
+	MediaFile: {
 		summary: "The bytes of an avatar or picture (its Url), with its Content-Type, an ETag and long caching",
 		action: "media.file",
 		routes: [route("GET /media/:Id")],
@@ -225,4 +205,4 @@ export const systemsOperations: Operation[] = [
 		reads: true,
 		download: true,
 	},
-];
+});

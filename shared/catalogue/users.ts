@@ -1,4 +1,4 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { newPassword, paging, requiredText, text, textList, userName } from "./fields";
 import { w } from "../wire/schema";
 import { User } from "../records/users";
@@ -28,9 +28,8 @@ export const profile = {
 /** Internal properties only administrators set. */
 const internal = { Cloaked: w.boolean() };
 
-export const usersOperations: Operation[] = [
-	{
-		name: "CreateUser",
+export const usersOperations = operations({
+	CreateUser: {
 		summary: "Create a user with a profile (administrators only)",
 		action: "users.create",
 		routes: [route("POST /Users")],
@@ -39,8 +38,7 @@ export const usersOperations: Operation[] = [
 		response: User,
 		access: "admin",
 	},
-	{
-		name: "FindUser",
+	FindUser: {
 		summary: "Retrieve one user",
 		action: "users.find",
 		routes: [route("GET /Users/:Id")],
@@ -49,8 +47,7 @@ export const usersOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "AllUsers",
+	AllUsers: {
 		summary: "Retrieve all users, oldest first (cloaked users are left out for others)",
 		action: "users.list",
 		routes: [route("GET /Users")],
@@ -61,8 +58,7 @@ export const usersOperations: Operation[] = [
 		// Pages embed connections, networks and subscriptions with names: kept until users or the graph change.
 		cacheResponse: { domains: ["users", "graph"] },
 	},
-	{
-		name: "UpdateUser",
+	UpdateUser: {
 		summary: "Update one's own profile (administrators: anyone's); fields sent empty are cleared; a new Password needs the CurrentPassword (administrators: not)",
 		action: "users.update",
 		routes: [route("PUT /Users/:Id")],
@@ -71,8 +67,7 @@ export const usersOperations: Operation[] = [
 		access: "user",
 		actors: ["Id"],
 	},
-	{
-		name: "UpdateUserInternal",
+	UpdateUserInternal: {
 		summary: "Update a user's information, including internal properties (administrators only)",
 		action: "users.updateInternal",
 		routes: [route("PUT /Internal/Users/:Id")],
@@ -80,4 +75,4 @@ export const usersOperations: Operation[] = [
 		response: User,
 		access: "admin",
 	},
-];
+});

@@ -1,11 +1,10 @@
-import { Operation, route } from "./operation";
+import { operations, route } from "./operation";
 import { paging, requiredText } from "./fields";
 import { w } from "../wire/schema";
 import { Venue, VenueMember } from "../records/venues";
 
-export const venuesOperations: Operation[] = [
-	{
-		name: "CreateVenue",
+export const venuesOperations = operations({
+	CreateVenue: {
 		summary: "Create a venue; its owner becomes its first member",
 		action: "venues.create",
 		routes: [route("POST /Venues")],
@@ -14,8 +13,7 @@ export const venuesOperations: Operation[] = [
 		access: "user",
 		actors: ["OwnerId"],
 	},
-	{
-		name: "FindVenue",
+	FindVenue: {
 		summary: "Retrieve one venue",
 		action: "venues.find",
 		routes: [route("GET /Venues/:Id")],
@@ -24,8 +22,7 @@ export const venuesOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "CreateVenueMember",
+	CreateVenueMember: {
 		summary: "Add a member to a venue, with an optional role; the venue's owner or an admin",
 		action: "venues.addMember",
 		routes: [route("POST /Venues/:VenueId/Members")],
@@ -33,8 +30,7 @@ export const venuesOperations: Operation[] = [
 		response: VenueMember,
 		access: "user",
 	},
-	{
-		name: "UpdateVenueMember",
+	UpdateVenueMember: {
 		summary: "Change a venue member's role; the venue's owner or an admin",
 		action: "venues.updateMember",
 		routes: [route("PUT /Venues/:VenueId/Members/:UserId")],
@@ -42,8 +38,7 @@ export const venuesOperations: Operation[] = [
 		response: VenueMember,
 		access: "user",
 	},
-	{
-		name: "VenueMembers",
+	VenueMembers: {
 		summary: "The members of a venue, in the order they joined",
 		action: "venues.members",
 		routes: [route("GET /Venues/:VenueId/Members")],
@@ -52,8 +47,7 @@ export const venuesOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-	{
-		name: "UserVenues",
+	UserVenues: {
 		summary: "The venues a user is a member of, in the order joined",
 		action: "venues.ofUser",
 		routes: [route("GET /Users/:UserId/Venues")],
@@ -62,4 +56,4 @@ export const venuesOperations: Operation[] = [
 		access: "user",
 		reads: true,
 	},
-];
+});

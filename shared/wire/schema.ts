@@ -1,6 +1,7 @@
 import Joi from "joi";
 import { parseGuid } from "./guid";
 import { parseWireDate } from "./dates";
+import { ObjectOf, TypedBuilders, TypedObject } from "./typed";
 
 /**
  * Joi with the wire's own types. Request schemas and records are written with it, so that one
@@ -10,12 +11,9 @@ import { parseWireDate } from "./dates";
  * - guid():      N, D or B form in any case, converted to the N form
  * - timestamp(): "/Date(ms)/" or ISO 8601 (or a JS Date), converted to epoch milliseconds
  * - list(item):  an array; a query-string value "a,b" or "[a,b]" is split into one
+ * Its builders say in types what their schemas yield (see typed.ts).
  */
-interface WireRoot extends Joi.Root {
-	guid(): Joi.StringSchema;
-	timestamp(): Joi.NumberSchema;
-	list<T = unknown>(item: Joi.Schema<T>): Joi.ArraySchema<T>;
-}
+type WireRoot = TypedBuilders & Omit<Joi.Root, keyof TypedBuilders>;
 
 /** A NUL, or half of a surrogate pair without its other half: text no store can keep (PostgreSQL refuses both). */
 const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -82,6 +80,6 @@ export function recordName(schema: Joi.Schema): string | undefined {
 }
 
 /** A named record: an object schema whose keys, in order, are the fields written on the wire. */
-export function record(name: string, fields: Joi.PartialSchemaMap): Joi.ObjectSchema {
+export function record<F extends Record<string, Joi.Schema>>(name: string, fields: F): TypedObject<ObjectOf<F>> {
 	return w.object(fields).meta({ record: name });
 }
