@@ -12,6 +12,7 @@ import { NetworkRow } from "./networks.repository";
 import { SubscriptionRow } from "./subscriptions.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
+import { connectionsAnnounced, memberAnnounced } from "./graph-events";
 import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
 
 type GraphThis = Service & WithRepository<GraphRepository> & GraphMethods;
@@ -44,7 +45,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
 				await this.audienceChanged(ctx, [OwnerId, ConnectToId]);
-				return connectionRecords(ctx, pair);
+				const records = await connectionRecords(ctx, pair);
+				await connectionsAnnounced(ctx, records);
+				return records;
 			},
 
 			async disconnect(this: GraphThis, ctx: Context<{ Id: string; OwnerId: string }>) {
@@ -82,7 +85,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
 				await this.audienceChanged(ctx, [UserId]);
-				return (await memberRecords(ctx, [member]))[0];
+				const record = (await memberRecords(ctx, [member]))[0];
+				await memberAnnounced(ctx, record, network.OwnerId);
+				return record;
 			},
 
 			async membersOf(this: GraphThis, ctx: Context<{ NetworkId: string } & Page>) {
@@ -138,7 +143,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			/** Internal: whom and what a user follows, for their feed, and the networks whose private posts they may see. */
 			audienceOf: {
 				visibility: "public",
-				callers: ["posts"],
+				callers: ["posts", "gateway"],
 				async handler(this: GraphThis, ctx: Context<{ userId: string }>) {
 					return this.repo.audienceOf(ctx.params.userId);
 				},

@@ -16,6 +16,7 @@ import { PostsRepository } from "./posts.repository";
 import { feedSources, keepPostList, postListed, recipientListed, searchSources, tagListed } from "./post-lists";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
+import { commentAnnounced, postAnnounced, tagAnnounced } from "./post-events";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 
 type PostsThis = Service & WithRepository<PostsRepository> & PostsMethods;
@@ -78,7 +79,15 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					recipients.map(r => r.id),
 				);
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
-				return names.post(post, tags, recipientRows, [], []);
+				const record = names.post(post, tags, recipientRows, [], []);
+				await postAnnounced(
+					ctx,
+					post,
+					record,
+					values,
+					recipients.map(r => r.id),
+				);
+				return record;
 			},
 
 			async find(this: PostsThis, ctx: Context<{ Id: string }, ResponseScopeMeta>) {
@@ -109,6 +118,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
 				await Promise.all([this.postChanged(ctx, post.Id), tagListed(ctx, ctx.params.Value)]);
+				await tagAnnounced(ctx, post, row);
 				return row;
 			},
 
@@ -152,7 +162,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				};
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
 				await this.postChanged(ctx, post.Id);
-				return names.comment(comment);
+				const record = names.comment(comment);
+				await commentAnnounced(ctx, post, record);
+				return record;
 			},
 
 			async findComment(this: PostsThis, ctx: Context<{ Id: string }>) {
