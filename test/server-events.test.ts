@@ -1,5 +1,6 @@
 import { Session, startPlaza, TestPlaza } from "./support/plaza";
 import { TestEvents } from "./support/server-events";
+import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
 
 /**
  * Issue 18: ServiceStack Server Events, through the real gateway, with the unmodified
@@ -124,5 +125,44 @@ describe("Server Events in one process", () => {
 		expect(allowed.status).toBe(200);
 		expect(allowed.headers.get("content-type")).toMatch(/^text\/event-stream/);
 		own.abort();
+	});
+});
+
+describeCluster("Server Events across gateways over NATS", () => {
+	let cluster: TestCluster;
+	let a: GatewayClient;
+	let b: GatewayClient;
+	const open: TestEvents[] = [];
+	const as = (who: { token: string }) => ({ "X-ss-id": who.token });
+
+	beforeAll(async () => {
+		cluster = await TestCluster.start();
+		[a, b] = await Promise.all([
+			cluster.startGateway("gateway-a"),
+			cluster.startGateway("gateway-b"),
+			cluster.startNode("users-1", "users"),
+			cluster.startNode("graph-1", "graph"),
+			cluster.startNode("posts-1", "posts"),
+			cluster.startNode("others-1", "venues,systems"),
+		]);
+		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+	}, 90_000);
+	afterAll(async () => {
+		await Promise.all(open.splice(0).map(events => events.stop()));
+		await cluster?.stop();
+	}, 60_000);
+
+	test("a post written through gateway A reaches a follower's stream on gateway B; a private one never reaches a stranger's stream there", async () => {
+		const [author, reader, stranger] = await Promise.all([a.signUp("author"), b.signUp("reader"), b.signUp("stranger")]);
+		for (const who of [reader, stranger]) expect((await a.call("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: author.userId }, as(who))).status).toBe(200);
+		const [readerEvents, strangerEvents] = [reader, stranger].map(who => new TestEvents(b.url, ["home"], as(who)));
+		open.push(readerEvents, strangerEvents);
+		await Promise.all([readerEvents.start(), strangerEvents.start()]);
+		const secret = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId] }, as(author))).body;
+		const shared = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "for all" }, as(author))).body;
+		expect((await readerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id)).body).toMatchObject({ Content: "for all", AuthorId: author.userId });
+		expect(readerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([secret.Id, shared.Id]);
+		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id);
+		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([shared.Id]);
 	});
 });
