@@ -88,6 +88,7 @@ export class EventStreams {
 		const userId = caller?.userId;
 		// Resolved before the headers: a failure (the graph unreachable) still answers with its status.
 		const scope = userId ? await this.scopes.scopeOf(request.ctx, userId) : noScope;
+		if (request.res.destroyed) return;
 		const id = randomBytes(18).toString("base64url");
 		const meta = this.metaOf(caller, request.channels);
 		const sub = new Subscription(id, request.res, userId, request.address, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
@@ -115,7 +116,7 @@ export class EventStreams {
 	/** An event from the bus: kept for replay, written to the streams it reaches. */
 	deliver(event: StreamEvent): void {
 		const schema = Object.hasOwn(streamRecords, event?.type) ? streamRecords[event.type] : undefined;
-		if (!schema || !Number.isSafeInteger(event.id) || !Array.isArray(event.keys)) return;
+		if (!schema || !Number.isSafeInteger(event.id) || !Array.isArray(event.keys) || !(event.readers === undefined || Array.isArray(event.readers))) return;
 		const frame = Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id);
 		const entry = { id: event.id, keys: event.keys, readers: event.readers, frame };
 		this.replay.add(entry);

@@ -1,5 +1,8 @@
 import { ServerResponse } from "node:http";
 
+/** What a stream may hold unsent before its client is taken to be gone or too slow. */
+const maxUnsentBytes = 1 << 20;
+
 /** ServiceStack's subscription fields, as onConnect, onJoin and /event-subscribers write them (strings). */
 export interface SubscriptionMeta {
 	userId: string;
@@ -29,10 +32,11 @@ export class Subscription {
 		public reach: ReadonlySet<string>,
 	) {}
 
-	/** Writes a frame; a stream whose client went away is closed. */
+	/** Writes a frame. A client that reads too slowly to take it is cut off: it reconnects with its Last-Event-ID rather than grow the gateway's memory. */
 	write(frame: string): void {
 		if (this.closed) return;
-		this.res.write(frame);
+		if (this.res.writableLength > maxUnsentBytes) this.res.destroy();
+		else this.res.write(frame);
 	}
 
 	/** `id: N` (when given) and `data: <selector> <json>`, as ServiceStack writes a message. */
