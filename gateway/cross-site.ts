@@ -26,11 +26,29 @@ export function refuseCrossSiteWrite(op: Operation, req: IdentifiedRequest, conf
 	if (reason) throw failures.forbidden(`${reason}: a change signed in only by the session cookie is refused; send the session in the X-ss-id header instead`);
 }
 
+/**
+ * Refuses (403) an event stream (Server Events) opened by a caller known only by their session
+ * cookie from another site: it carries the user's private events, and a foreign page's EventSource
+ * sends the cookie by itself. Plaza's own pages and CORS_ORIGINS may open one.
+ */
+export function refuseCrossSiteStream(req: IdentifiedRequest, config: CrossSiteConfig): void {
+	if (!req.$byCookie) return;
+	const reason = foreignSiteReason(req, config);
+	if (reason) throw failures.forbidden(`${reason}: a stream signed in only by the session cookie is refused; send the session in the X-ss-id header instead`);
+}
+
 function crossSiteReason(op: Operation, req: IdentifiedRequest, config: CrossSiteConfig): string | undefined {
+	const foreign = foreignSiteReason(req, config);
+	if (foreign) return foreign;
+	if ((req.method === "GET" || req.method === "HEAD") && op.access !== "public") return `${op.name} changes something, and so is not run by ${req.method}`;
+	return undefined;
+}
+
+/** Why the request comes from another site than Plaza's own or CORS_ORIGINS, if it does. */
+function foreignSiteReason(req: IdentifiedRequest, config: CrossSiteConfig): string | undefined {
 	if (req.headers["sec-fetch-site"] === "cross-site") return "The request comes from another site (Sec-Fetch-Site)";
 	const origin = originOf(req);
 	if (origin !== undefined && !isTrustedOrigin(origin, req, config)) return `The request comes from another site (${origin.slice(0, 100)})`;
-	if ((req.method === "GET" || req.method === "HEAD") && op.access !== "public") return `${op.name} changes something, and so is not run by ${req.method}`;
 	return undefined;
 }
 

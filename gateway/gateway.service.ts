@@ -1,9 +1,11 @@
 import { Server } from "node:http";
 import { AddressInfo } from "node:net";
-import { ServiceSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../shared/config";
 import { registerOperationMetrics } from "../shared/metrics";
 import { HttpGateway } from "./http-gateway";
+import { StreamEvent, streamEventName } from "../shared/streams/stream-event";
+import { onReaderScopeChange, readerScope } from "../services/posts/post-events";
 
 /**
  * The HTTP face of Plaza as a service of the broker: it opens its port once the services of its own
@@ -16,8 +18,14 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 		created() {
 			registerOperationMetrics(this.broker);
 		},
+		events: {
+			// Every gateway hears what happened (broadcast) and writes it to the streams it reaches.
+			[streamEventName](ctx: Context<StreamEvent>) {
+				gateway?.streams.deliver(ctx.params);
+			},
+		},
 		async started() {
-			gateway = new HttpGateway(config, this);
+			gateway = new HttpGateway(config, this, { scopeOf: readerScope, onChange: onReaderScopeChange });
 			const server = await gateway.listen(config.port);
 			(this as { server?: Server }).server = server;
 			// The one start-up line at the default level: where Plaza answers and what to open first.

@@ -30,6 +30,8 @@ import { parseTraceparent } from "../shared/observability/trace-context";
 import { startRequestSpan } from "../shared/observability/request-span";
 import { CorsHeaders, corsFor } from "./cors";
 import { refuseCrossSiteWrite } from "./cross-site";
+import { EventStreams, StreamScopes } from "./events/event-streams";
+import { eventPages } from "./events/event-pages";
 
 /** How long a stopping gateway waits for the requests it accepted. */
 const drainMs = 10_000;
@@ -63,14 +65,19 @@ export class HttpGateway {
 
 	private readonly logger: Logger;
 
+	/** The open Server Events streams; the gateway's service hands them the bus's events. */
+	readonly streams: EventStreams;
+
 	constructor(
 		private readonly config: PlazaConfig,
 		/** The gateway's service: the calls it makes name it as their caller (internal actions check who calls them). */
 		private readonly service: Service,
+		scopes: StreamScopes,
 	) {
 		this.broker = service.broker;
 		this.logger = service.logger;
-		this.routes = new Routes(gatewayPages(config, this.broker));
+		this.streams = new EventStreams(service, scopes);
+		this.routes = new Routes({ ...gatewayPages(config, this.broker), ...eventPages(config, () => this.streams) });
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config, service);
 		this.responses = new ResponseCache(this.broker);
@@ -92,6 +99,7 @@ export class HttpGateway {
 	async close(): Promise<void> {
 		const closed = new Promise<void>(resolve => this.server.close(() => resolve()));
 		this.server.closeIdleConnections();
+		this.streams.close();
 		const deadline = Date.now() + drainMs;
 		while (this.open.size > 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
 		this.server.closeAllConnections();

@@ -10,6 +10,7 @@ import { GraphRepository } from "./graph.repository";
 import { NetworkRow } from "./networks.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
+import { connectionsAnnounced, memberAnnounced } from "./graph-events";
 import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
 import { typedService } from "../../shared/implement";
 import { graphOperations } from "../../shared/catalogue";
@@ -44,7 +45,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
 				await this.audienceChanged(ctx, [OwnerId, ConnectToId]);
-				return connectionRecords(ctx, pair);
+				const records = await connectionRecords(ctx, pair);
+				await connectionsAnnounced(ctx, records);
+				return records;
 			}),
 
 			...implement(graphOperations.DeleteConnection, async function (ctx) {
@@ -82,7 +85,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
 				await this.audienceChanged(ctx, [UserId]);
-				return (await memberRecords(ctx, [member]))[0];
+				const record = (await memberRecords(ctx, [member]))[0];
+				await memberAnnounced(ctx, record, network.OwnerId);
+				return record;
 			}),
 
 			...implement(graphOperations.NetworkMembers, async function (ctx) {
@@ -138,7 +143,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			/** Internal: whom and what a user follows, for their feed, and the networks whose private posts they may see. */
 			audienceOf: {
 				visibility: "public",
-				callers: ["posts"],
+				callers: ["posts", "gateway"],
 				async handler(ctx: Context<{ userId: string }>) {
 					return this.repo.audienceOf(ctx.params.userId);
 				},

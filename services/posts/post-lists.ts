@@ -19,13 +19,19 @@ export const postListSources = defineCache<object>("postListSources", { max: 1, 
 
 const author = (id: string) => `author:${id}`;
 const context = (id: string) => `context:${id}`;
-const recipient = (id: string) => `recipient:${id}`;
+/** The source of the posts addressed to a user or network. */
+export const recipient = (id: string) => `recipient:${id}`;
 const tag = (name: string) => `tag:${name.toLowerCase()}`;
 const allPosts = "all";
 
+/** The lists a new post joins: its author's, its context's, its recipients', its tags', all posts. */
+export function postSources(post: PostRow, tags: readonly string[], recipientIds: readonly string[]): string[] {
+	return [author(post.AuthorId), ...(post.ContextId ? [context(post.ContextId)] : []), ...recipientIds.map(recipient), ...tags.map(tag), allPosts];
+}
+
 /** A post joined the lists of its sources (created): every kept page read from one of them goes. */
 export function postListed(ctx: Context, post: PostRow, tags: readonly string[], recipientIds: readonly string[]): Promise<void> {
-	return invalidate(ctx, postListSources, [author(post.AuthorId), post.ContextId && context(post.ContextId), ...recipientIds.map(recipient), ...tags.map(tag), allPosts]);
+	return invalidate(ctx, postListSources, postSources(post, tags, recipientIds));
 }
 
 /** A post was addressed to one more user or network: lists of what reaches that recipient may now show it. */

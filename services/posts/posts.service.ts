@@ -14,6 +14,7 @@ import { PostsRepository } from "./posts.repository";
 import { feedSources, keepPostList, postListed, recipientListed, searchSources, tagListed } from "./post-lists";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
+import { commentAnnounced, postAnnounced, recipientAnnounced, tagAnnounced } from "./post-events";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
@@ -60,7 +61,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				await this.repo.createPost(post, tags, recipients);
 				await postListed(ctx, post, values, recipientIds(recipients));
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
-				return names.post(post, tags, recipientRows, [], []);
+				const record = names.post(post, tags, recipientRows, [], []);
+				await postAnnounced(ctx, post, record, values, recipientIds(recipients));
+				return record;
 			}),
 
 			...implement(postsOperations.FindPost, async function (ctx) {
@@ -91,6 +94,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
 				await Promise.all([this.postChanged(ctx, post.Id), tagListed(ctx, ctx.params.Value)]);
+				await tagAnnounced(ctx, post, row);
 				return row;
 			}),
 
@@ -134,7 +138,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				};
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
 				await this.postChanged(ctx, post.Id);
-				return names.comment(comment);
+				const record = names.comment(comment);
+				await commentAnnounced(ctx, post, record);
+				return record;
 			}),
 
 			...implement(postsOperations.FindComment, async function (ctx) {
@@ -228,6 +234,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
 				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now());
 				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient.id)]);
+				await recipientAnnounced(ctx, post, (await this.postRecords(ctx, [post]))[0], recipient.id);
 				return record;
 			},
 

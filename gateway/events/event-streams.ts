@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import { ServerResponse } from "node:http";
+import { Context, Logger, Service, ServiceBroker } from "moleculer";
+import { Caller, callerOf, isAdmin } from "../../shared/caller";
+import { StreamEvent, streamRecords } from "../../shared/streams/stream-event";
+import { writerFor } from "../../shared/wire/write";
+import { PlazaError } from "../../shared/errors";
+import { wireJson } from "../respond";
+import { Missed, ReplayBuffer } from "./replay-buffer";
+import { Subscription, SubscriptionMeta } from "./subscription";
+
+/** What a user's stream listens for (event keys) and its reach (who it is, for private events). */
+export interface StreamScope {
+	keys: string[];
+	reach: string[];
+}
+
+/** Where scopes come from: the domain says what a user's stream holds, and when it may have changed. */
+export interface StreamScopes {
+	scopeOf(ctx: Context, userId: string): Promise<StreamScope>;
+	onChange(broker: ServiceBroker, changed: (userIds: readonly string[]) => void): void;
+}
+
+export interface StreamTimings {
+	heartbeatIntervalMs: number;
+	idleTimeoutMs: number;
+	replayMax: number;
+	replayMaxAgeMs: number;
+}
+
+/** ServiceStack's defaults (10 s heartbeats, 30 s idle); five minutes or 10,000 events of replay. */
+export const defaultStreamTimings: StreamTimings = { heartbeatIntervalMs: 10_000, idleTimeoutMs: 30_000, replayMax: 10_000, replayMaxAgeMs: 300_000 };
+
+/** A new stream as the endpoint found it: who, from where, on which channels, after which event. */
+export interface StreamRequest {
+	ctx: Context;
+	res: ServerResponse;
+	address?: string;
+	baseUrl: string;
+	channels: string[];
+	lastEventId?: string;
+}
+
+const noScope: StreamScope = { keys: [], reach: [] };
+
+/**
+ * This gateway's open event streams (ServiceStack Server Events): indexed by subscription id, by
+ * user and by the keys they listen for, so that an event costs the streams it reaches, not all.
+ * Events come from the bus (every gateway hears every one) and are written where a stream's keys
+ * meet the event's and its reach meets the event's readers; a bounded buffer replays them.
+ */
+export class EventStreams {
+	private readonly byId = new Map<string, Subscription>();
+
+	private readonly byKey = new Map<string, Set<Subscription>>();
+
+	private readonly byUser = new Map<string, Set<Subscription>>();
+
+	private readonly replay: ReplayBuffer;
+
+	private readonly sweeper: NodeJS.Timeout;
+
+	private readonly logger: Logger;
+
+	private anonymous = 0;
+
+	constructor(
+		private readonly service: Service,
+		private readonly scopes: StreamScopes,
+		readonly timings: StreamTimings = defaultStreamTimings,
+	) {
+		this.logger = service.logger;
+		this.replay = new ReplayBuffer(timings.replayMax, timings.replayMaxAgeMs, Date.now() * 1000);
+		scopes.onChange(service.broker, userIds => {
+			this.refresh(userIds).catch((err: unknown) => this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"));
+		});
+		// One sweep for all streams: a stream whose client stopped its heartbeats is ended, as ServiceStack does.
+		this.sweeper = setInterval(() => this.sweep(), Math.min(5_000, timings.idleTimeoutMs)).unref();
+	}
+
+	get size(): number {
+		return this.byId.size;
+	}
+
+	/** Opens a stream: headers, cmd.onConnect, onJoin to its user's other streams of its channels, then what it missed. */
+	async open(request: StreamRequest): Promise<void> {
+		const caller = callerOf(request.ctx);
+		const userId = caller?.userId;
+		// Resolved before the headers: a failure (the graph unreachable) still answers with its status.
+		const scope = userId ? await this.scopes.scopeOf(request.ctx, userId) : noScope;
+		if (request.res.destroyed) return;
+		const id = randomBytes(18).toString("base64url");
+		const meta = this.metaOf(caller, request.channels);
+		const sub = new Subscription(id, request.res, userId, request.address, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
+		const { res } = request;
+		res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+		res.socket?.setNoDelay(true);
+		this.add(sub);
+		res.once("close", () => this.remove(sub));
+		const base = request.baseUrl;
+		const connect = {
+			...meta,
+			id,
+			unRegisterUrl: `${base}/event-unregister?id=${id}`,
+			heartbeatUrl: `${base}/event-heartbeat?id=${id}`,
+			updateSubscriberUrl: `${base}/event-subscribers/${id}`,
+			heartbeatIntervalMs: String(this.timings.heartbeatIntervalMs),
+			idleTimeoutMs: String(this.timings.idleTimeoutMs),
+		};
+		// Its id is where the stream starts: a reconnect names it, and gets what came after.
+		sub.write(Subscription.frame("cmd.onConnect", JSON.stringify(connect), this.replay.head()));
+		this.notifyPeers(sub, "onJoin");
+		if (request.lastEventId !== undefined) this.replayTo(sub, this.replay.since(Number(request.lastEventId)));
+	}
+
+	/** An event from the bus: kept for replay, written to the streams it reaches. */
+	deliver(event: StreamEvent): void {
+		const schema = Object.hasOwn(streamRecords, event?.type) ? streamRecords[event.type] : undefined;
+		if (!schema || !Number.isSafeInteger(event.id) || !Array.isArray(event.keys) || !(event.readers === undefined || Array.isArray(event.readers))) return;
+		const frame = Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id);
+		const entry = { id: event.id, keys: event.keys, readers: event.readers, frame };
+		this.replay.add(entry);
+		const reached = new Set<Subscription>();
+		for (const key of event.keys) this.byKey.get(key)?.forEach(sub => reached.add(sub));
+		for (const sub of reached) if (mayRead(sub, entry.readers)) sub.write(frame);
+	}
+
+	/** A heartbeat: the stream lives on, and hears cmd.onHeartbeat. */
+	pulse(id: string, address: string | undefined): Subscription {
+		const sub = this.accessible(id, address);
+		sub.lastPulseAt = Date.now();
+		sub.write(Subscription.frame("cmd.onHeartbeat", JSON.stringify(sub.meta)));
+		return sub;
+	}
+
+	/** Ends a stream (its client stops): its subscription's fields, as ServiceStack answers. */
+	unregister(id: string, address: string | undefined): SubscriptionMeta {
+		const sub = this.accessible(id, address);
+		this.end(sub);
+		return sub.meta;
+	}
+
+	/** Joins and leaves channels; the user's streams in them hear cmd.onUpdate. */
+	update(id: string, address: string | undefined, join: readonly string[], leave: readonly string[]): void {
+		const sub = this.accessible(id, address);
+		sub.channels = [...new Set([...sub.channels.filter(c => !leave.includes(c)), ...join])];
+		sub.meta.channels = sub.channels.join(",");
+		this.notifyPeers(sub, "onUpdate");
+	}
+
+	/** The streams a caller may know of in these channels (all channels when none): their own; every one for an admin. */
+	subscribers(caller: Caller | undefined, channels: readonly string[]): SubscriptionMeta[] {
+		const own = isAdmin(caller) ? [...this.byId.values()] : caller?.userId ? [...(this.byUser.get(caller.userId) ?? [])] : [];
+		return own.filter(sub => channels.length === 0 || sub.channels.some(c => channels.includes(c))).map(sub => sub.meta);
+	}
+
+	/** Ends every stream (the gateway stops): clients reconnect elsewhere with their Last-Event-ID. */
+	close(): void {
+		clearInterval(this.sweeper);
+		for (const sub of [...this.byId.values()]) this.end(sub);
+	}
+
+	private replayTo(sub: Subscription, missed: Missed): void {
+		if ("reload" in missed) {
+			// Older than the window: the client must read its feed again (see README, Server Events).
+			sub.write(Subscription.frame("cmd.onReload", JSON.stringify({ windowStart: missed.windowStart })));
+			return;
+		}
+		for (const event of missed.events) if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame);
+	}
+
+	/** A subscription its caller may act on: known (else 404) and from the address that opened it (else 403), as ServiceStack checks. */
+	private accessible(id: string, address: string | undefined): Subscription {
+		const sub = this.byId.get(id);
+		if (!sub) throw new PlazaError(404, "NotFound", `Subscription '${id}' does not exist`);
+		if (sub.address !== undefined && sub.address !== address) throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
+		return sub;
+	}
+
+	/** Presence is private: a stream's joins and leaves reach only its own user's streams sharing a channel (Plaza has no rule making who is online public). */
+	private notifyPeers(sub: Subscription, command: "onJoin" | "onLeave" | "onUpdate"): void {
+		const peers = sub.userId ? [...(this.byUser.get(sub.userId) ?? [])] : [sub];
+		const json = JSON.stringify(sub.meta);
+		for (const channel of sub.channels) {
+			const frame = Subscription.frame(`${channel}@cmd.${command}`, json);
+			for (const peer of peers) if (peer.channels.includes(channel)) peer.write(frame);
+		}
+	}
+
+	private metaOf(caller: Caller | undefined, channels: string[]): SubscriptionMeta {
+		const anonymous = caller?.userId ? undefined : `-${++this.anonymous}`;
+		return {
+			userId: caller?.userId ?? anonymous ?? "",
+			isAuthenticated: caller ? "true" : "false",
+			displayName: caller?.displayName ?? caller?.userName ?? (isAdmin(caller) ? "admin" : `user${anonymous}`),
+			channels: channels.join(","),
+			profileUrl: "",
+		};
+	}
+
+	private add(sub: Subscription): void {
+		this.byId.set(sub.id, sub);
+		if (sub.userId) indexed(this.byUser, sub.userId).add(sub);
+		for (const key of sub.keys) indexed(this.byKey, key).add(sub);
+	}
+
+	private remove(sub: Subscription): void {
+		if (!this.byId.delete(sub.id)) return;
+		sub.closed = true;
+		if (sub.userId) unindex(this.byUser, sub.userId, sub);
+		for (const key of sub.keys) unindex(this.byKey, key, sub);
+		this.notifyPeers(sub, "onLeave");
+	}
+
+	private end(sub: Subscription): void {
+		this.remove(sub);
+		sub.res.end();
+	}
+
+	/** Whom these users follow changed: their streams listen for their new feed's sources from now on. */
+	private async refresh(userIds: readonly string[]): Promise<void> {
+		for (const userId of userIds) {
+			const subs = this.byUser.get(userId);
+			if (!subs?.size) continue;
+			try {
+				const ctx = Context.create(this.service.broker);
+				ctx.service = this.service;
+				ctx.meta = {};
+				const scope = await this.scopes.scopeOf(ctx, userId);
+				for (const sub of this.byUser.get(userId) ?? []) {
+					for (const key of sub.keys) unindex(this.byKey, key, sub);
+					sub.keys = new Set(scope.keys);
+					sub.reach = new Set(scope.reach);
+					for (const key of sub.keys) indexed(this.byKey, key).add(sub);
+				}
+			} catch (err) {
+				this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing a stream's scope failed; it keeps its former one");
+			}
+		}
+	}
+
+	private sweep(): void {
+		const before = Date.now() - this.timings.idleTimeoutMs;
+		for (const sub of [...this.byId.values()]) if (sub.lastPulseAt < before) this.end(sub);
+	}
+}
+
+/** Whether a stream may read an event: anyone when it names no readers, else a stream whose reach meets them. */
+function mayRead(sub: Subscription, readers: readonly string[] | undefined): boolean {
+	return !readers || readers.some(reader => sub.reach.has(reader));
+}
+
+function indexed<K>(map: Map<K, Set<Subscription>>, key: K): Set<Subscription> {
+	let set = map.get(key);
+	if (!set) map.set(key, (set = new Set()));
+	return set;
+}
+
+function unindex<K>(map: Map<K, Set<Subscription>>, key: K, sub: Subscription): void {
+	const set = map.get(key);
+	set?.delete(sub);
+	if (set?.size === 0) map.delete(key);
+}

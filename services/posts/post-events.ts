@@ -1,0 +1,51 @@
+import { Context, ServiceBroker } from "moleculer";
+import { announce, userKey } from "../../shared/streams/stream-event";
+import { audienceCache, audienceOf } from "../../shared/audience";
+import { onInvalidation } from "../../shared/cache/node-caches";
+import { feedSources, postSources, recipient } from "./post-lists";
+import { reachOf } from "./posts.sql";
+import { PostRow } from "./posts.rows";
+
+/**
+ * What the posts domain tells users' streams (Server Events): a new post to the streams whose feed
+ * it joins (the same sources the kept feeds are dropped by), comments and tags to the post's author.
+ */
+
+/** A post was created: to every stream whose feed reads one of its sources; a private one only to its audience. */
+export function postAnnounced(ctx: Context, post: PostRow, record: unknown, tags: readonly string[], recipientIds: readonly string[]): Promise<void> {
+	return announce(ctx, "Post", record, postSources(post, tags, recipientIds), post.IsPrivate ? [post.AuthorId, ...recipientIds] : undefined);
+}
+
+/** A post was addressed to one more user or network: to the streams it now reaches through that recipient alone. */
+export function recipientAnnounced(ctx: Context, post: PostRow, record: unknown, recipientId: string): Promise<void> {
+	return announce(ctx, "Post", record, [recipient(recipientId)], post.IsPrivate ? [recipientId] : undefined);
+}
+
+/** A comment on a post: to its author (who always sees their own post). */
+export function commentAnnounced(ctx: Context, post: PostRow, record: unknown): Promise<void> {
+	return announce(ctx, "Comment", record, [userKey(post.AuthorId)]);
+}
+
+/** A tag on a post: to its author. */
+export function tagAnnounced(ctx: Context, post: PostRow, record: unknown): Promise<void> {
+	return announce(ctx, "Tag", record, [userKey(post.AuthorId)]);
+}
+
+/** What a user's stream listens for and may read: their feed's sources and what is addressed to them; their reach for private posts. */
+export interface ReaderScope {
+	keys: string[];
+	reach: string[];
+}
+
+/** A user's stream scope, from their audience (through the node's audience cache, which the graph invalidates). */
+export async function readerScope(ctx: Context, userId: string): Promise<ReaderScope> {
+	const { people, networks } = await audienceOf(ctx, userId);
+	return { keys: [...feedSources(userId, people, networks), userKey(userId)], reach: reachOf({ userId, admin: false, networks }) };
+}
+
+/** Calls back with the users whose stream scope may have changed: the graph dropped their audience (a follow, a membership). */
+export function onReaderScopeChange(broker: ServiceBroker, changed: (userIds: readonly string[]) => void): void {
+	onInvalidation(broker, (cache, keys) => {
+		if (cache === audienceCache.name) changed(keys);
+	});
+}

@@ -1,0 +1,54 @@
+import Joi from "joi";
+import { Context } from "moleculer";
+import { Comment, Post, Tag } from "../records/posts";
+import { Connection, NetworkMember } from "../records/graph";
+
+/** The Moleculer event (broadcast: every gateway of the cluster hears it) that carries what happened to users' streams. */
+export const streamEventName = "plaza.stream";
+
+/** The records a stream carries, by the type its selector names (`cmd.Post`): the API's own record schemas write them. */
+export const streamRecords = { Post, Comment, Tag, Connection, NetworkMember } satisfies Record<string, Joi.Schema>;
+
+export type StreamRecordType = keyof typeof streamRecords;
+
+/**
+ * Something that happened, for the streams it may reach. `keys` say whose streams listen for it (a
+ * stream holds keys of its own: its feed's sources, `user:<its user>`); `readers`, when set, is who
+ * may read it at all (a private post's author and recipients): a stream whose reach (its user and
+ * their networks) meets none of them never gets it, whatever its keys.
+ */
+export interface StreamEvent {
+	/** Stamped by the writer's node, so every gateway knows the same event by the same id (replay after a reconnect elsewhere). */
+	id: number;
+	type: StreamRecordType;
+	body: unknown;
+	keys: string[];
+	readers?: string[];
+}
+
+/** The key of what is addressed to one user (comments on their posts, their connections). */
+export const userKey = (userId: string) => `user:${userId}`;
+
+let lastId = 0;
+
+/**
+ * An event id: milliseconds × 1000 plus a counter, increasing on this node, near other nodes'
+ * (clocks), an integer as ServerEventsClient reads it, and a safe one until the year 2255.
+ */
+export function nextStreamEventId(now = Date.now()): number {
+	lastId = Math.max(lastId + 1, now * 1000);
+	return lastId;
+}
+
+/**
+ * Tells every gateway what happened, after the write and before the answer. A failure to tell is
+ * logged, never the write's failure: the write is done, and a stream can miss an event (a reload).
+ */
+export async function announce(ctx: Context, type: StreamRecordType, body: unknown, keys: readonly string[], readers?: readonly string[]): Promise<void> {
+	const event: StreamEvent = { id: nextStreamEventId(), type, body, keys: [...new Set(keys)], ...(readers ? { readers: [...new Set(readers)] } : {}) };
+	try {
+		await ctx.broadcast(streamEventName, event);
+	} catch (err) {
+		ctx.broker.getLogger("streams").warn({ event: "stream-announce-failed", type, error: err }, `Announcing a ${type} to the streams failed`);
+	}
+}

@@ -1,0 +1,180 @@
+import { Session, startPlaza, TestPlaza } from "./support/plaza";
+import { TestEvents } from "./support/server-events";
+import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
+
+/**
+ * Issue 18: ServiceStack Server Events, through the real gateway, with the unmodified
+ * ServerEventsClient of @servicestack/client: the life-cycle messages, what reaches a user's stream,
+ * privacy checked at delivery, and what a reconnecting stream missed.
+ */
+describe("Server Events in one process", () => {
+	let plaza: TestPlaza;
+	const open: TestEvents[] = [];
+	beforeAll(async () => {
+		plaza = await startPlaza();
+	});
+	afterEach(async () => {
+		await Promise.all(open.splice(0).map(events => events.stop()));
+	});
+	afterAll(() => plaza.stop());
+
+	const streamOf = (who: Session | undefined, channels = ["home"]) => {
+		const events = new TestEvents(plaza.url, channels, who ? { "X-ss-id": who.token } : {});
+		open.push(events);
+		return events.start();
+	};
+	const post = async (who: Session, fields: Record<string, unknown> = {}) => {
+		const reply = await who.http("POST", "/Posts", { AuthorId: who.userId, Content: "a post", ...fields });
+		expect(reply.status).toBe(200);
+		return reply.body;
+	};
+	const follow = async (who: Session, whom: Session) => expect((await who.http("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: whom.userId })).status).toBe(200);
+
+	test("connects: cmd.onConnect says who the stream is for and where its heartbeat and unregister are; its join is announced", async () => {
+		const user = await plaza.signUp({ FirstName: "Stream", LastName: "Reader" });
+		const events = await streamOf(user, ["home", "news"]);
+		const info = events.client.getConnectionInfo();
+		expect(info).toMatchObject({ userId: user.userId, isAuthenticated: "true", channels: "home,news", heartbeatIntervalMs: 10_000, idleTimeoutMs: 30_000 });
+		expect(info.heartbeatUrl).toBe(`${plaza.url}/event-heartbeat?id=${info.id}`);
+		expect(info.unRegisterUrl).toBe(`${plaza.url}/event-unregister?id=${info.id}`);
+		expect(info.updateSubscriberUrl).toBe(`${plaza.url}/event-subscribers/${info.id}`);
+		const join = await events.next(m => m.selector === "home@cmd.onJoin");
+		expect(join.body).toMatchObject({ userId: user.userId, channels: "home,news" });
+		await events.next(m => m.selector === "news@cmd.onJoin");
+
+		// The heartbeat keeps it (and answers onHeartbeat); the subscribers list shows it to its user, not to a stranger.
+		expect((await fetch(info.heartbeatUrl, { method: "POST" })).status).toBe(200);
+		await events.next(m => m.selector === "cmd.onHeartbeat");
+		expect((await user.http<Array<Record<string, string>>>("GET", "/event-subscribers?channels=home")).body).toEqual([expect.objectContaining({ userId: user.userId })]);
+		const stranger = await plaza.signUp();
+		expect((await stranger.http<unknown[]>("GET", "/event-subscribers?channels=home")).body).toEqual([]);
+		expect((await fetch(`${plaza.url}/event-heartbeat?id=nope`, { method: "POST" })).status).toBe(404);
+	});
+
+	test("a followed author's post reaches the follower's stream as cmd.Post, the record the API returns; the author's own stream too", async () => {
+		const [reader, author] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		await follow(reader, author);
+		const [readerEvents, authorEvents] = await Promise.all([streamOf(reader), streamOf(author)]);
+		const created = await post(author, { Content: "hello, streams", Tags: ["live"] });
+		const message = await readerEvents.next(m => m.selector === "cmd.Post");
+		expect(message.body).toEqual(created);
+		expect(message.eventId).toBeGreaterThan(0);
+		expect((await authorEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: created.Id });
+
+		// A comment on the author's post reaches the author.
+		const commenter = await plaza.signUp();
+		const comment = await commenter.http("POST", `/Posts/${created.Id}/Comments`, { PostId: created.Id, AuthorId: commenter.userId, Content: "nice" });
+		expect((await authorEvents.next(m => m.selector === "cmd.Comment")).body).toEqual(comment.body);
+		expect(readerEvents.bodies("cmd.Comment")).toEqual([]);
+	});
+
+	test("a private post reaches its recipient's stream and never a stranger's or an anonymous one, even one following its author", async () => {
+		const [author, recipient, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		await follow(stranger, author);
+		const [recipientEvents, strangerEvents, anonymousEvents] = await Promise.all([streamOf(recipient), streamOf(stranger), streamOf(undefined)]);
+		const secret = await post(author, { Content: "secret", IsPrivate: true, RecipientIds: [recipient.userId] });
+		const open = await post(author, { Content: "for everyone" });
+		expect((await recipientEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: secret.Id });
+		// The public post after it reached the stranger: the private one, written before it, would have too.
+		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === open.Id);
+		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([open.Id]);
+		expect(anonymousEvents.bodies("cmd.Post")).toEqual([]);
+	});
+
+	test("a private post reaches a recipient added later, at once, and still no one else", async () => {
+		const [author, added, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		await follow(stranger, author);
+		const [addedEvents, strangerEvents] = await Promise.all([streamOf(added), streamOf(stranger)]);
+		const secret = await post(author, { Content: "secret", IsPrivate: true });
+		expect((await author.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: added.userId })).status).toBe(200);
+		expect((await addedEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: secret.Id, Content: "secret" });
+		const open = await post(author, { Content: "for everyone" });
+		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === open.Id);
+		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([open.Id]);
+	});
+
+	test("a new follow takes effect on an open stream; new connections reach both users", async () => {
+		const [reader, author] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const events = await streamOf(reader);
+		await follow(reader, author);
+		const created = await post(author);
+		expect((await events.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: created.Id });
+		const authorEvents = await streamOf(author);
+		expect((await author.http("POST", "/Connections", { OwnerId: author.userId, ConnectToId: reader.userId })).status).toBe(200);
+		expect((await events.next(m => m.selector === "cmd.Connection")).body).toMatchObject({ OwnerId: reader.userId, UserId: author.userId });
+		expect((await authorEvents.next(m => m.selector === "cmd.Connection")).body).toMatchObject({ OwnerId: author.userId, UserId: reader.userId });
+	});
+
+	test("a stream dropped by the server reconnects with Last-Event-ID and gets what it missed (not what it may not see); an id older than the window asks for a reload", async () => {
+		const [reader, author, other] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		await follow(reader, author);
+		const events = await streamOf(reader);
+		const first = await post(author, { Content: "before" });
+		await events.next(m => m.selector === "cmd.Post" && m.body.Id === first.Id);
+		const connectId = events.client.getConnectionInfo().id;
+		// The gateway ends the stream; while the client waits to reconnect (3 s), two posts are written.
+		expect((await fetch(events.client.getConnectionInfo().unRegisterUrl, { method: "POST" })).status).toBe(200);
+		const missed = await post(author, { Content: "while away" });
+		await post(author, { Content: "not for the reader", IsPrivate: true, RecipientIds: [other.userId] });
+		const replayed = await events.next(m => m.selector === "cmd.Post" && m.body.Id === missed.Id, 10_000);
+		expect(events.client.getConnectionInfo().id).not.toBe(connectId);
+		expect(replayed.body).toMatchObject({ Content: "while away" });
+		expect(events.bodies("cmd.Post").map(p => p.Content)).toEqual(["before", "while away"]);
+
+		const stale = new TestEvents(plaza.url, ["home"], { "X-ss-id": reader.token, "Last-Event-ID": "1" });
+		open.push(stale);
+		await stale.start();
+		expect((await stale.next(m => m.selector === "cmd.onReload")).body).toEqual({ windowStart: expect.any(Number) });
+		expect(stale.bodies("cmd.Post")).toEqual([]);
+	});
+
+	test("a stream signed in only by its cookie is refused from another site", async () => {
+		const user = await plaza.signUp();
+		const reply = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { Cookie: `ss-id=${user.token}`, Origin: "https://evil.example" } });
+		expect(reply.status).toBe(403);
+		const own = new AbortController();
+		const allowed = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { Cookie: `ss-id=${user.token}` }, signal: own.signal });
+		expect(allowed.status).toBe(200);
+		expect(allowed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+		own.abort();
+	});
+});
+
+describeCluster("Server Events across gateways over NATS", () => {
+	let cluster: TestCluster;
+	let a: GatewayClient;
+	let b: GatewayClient;
+	const open: TestEvents[] = [];
+	const as = (who: { token: string }) => ({ "X-ss-id": who.token });
+
+	beforeAll(async () => {
+		cluster = await TestCluster.start();
+		[a, b] = await Promise.all([
+			cluster.startGateway("gateway-a"),
+			cluster.startGateway("gateway-b"),
+			cluster.startNode("users-1", "users"),
+			cluster.startNode("graph-1", "graph"),
+			cluster.startNode("posts-1", "posts"),
+			cluster.startNode("others-1", "venues,systems"),
+		]);
+		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+	}, 90_000);
+	afterAll(async () => {
+		await Promise.all(open.splice(0).map(events => events.stop()));
+		await cluster?.stop();
+	}, 60_000);
+
+	test("a post written through gateway A reaches a follower's stream on gateway B; a private one never reaches a stranger's stream there", async () => {
+		const [author, reader, stranger] = await Promise.all([a.signUp("author"), b.signUp("reader"), b.signUp("stranger")]);
+		for (const who of [reader, stranger]) expect((await a.call("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: author.userId }, as(who))).status).toBe(200);
+		const [readerEvents, strangerEvents] = [reader, stranger].map(who => new TestEvents(b.url, ["home"], as(who)));
+		open.push(readerEvents, strangerEvents);
+		await Promise.all([readerEvents.start(), strangerEvents.start()]);
+		const secret = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId] }, as(author))).body;
+		const shared = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "for all" }, as(author))).body;
+		expect((await readerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id)).body).toMatchObject({ Content: "for all", AuthorId: author.userId });
+		expect(readerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([secret.Id, shared.Id]);
+		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id);
+		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([shared.Id]);
+	});
+});
