@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { ADMIN_KEY, ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ADMIN_KEY, ErrorBody, plazaForSuite, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { defaultConfig } from "../shared/config";
 import { createUser } from "./support/users";
 
 interface AuthBody {
@@ -21,11 +22,7 @@ const cookieHeader = (setCookies: string[]) => setCookies.map(c => c.split(";")[
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 describe("registration and sign-in", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("the full flow: register, sign in, call with the cookie, X-ss-id, Basic and an API key, sign out, old session refused", async () => {
 		const registered = await plaza.http<AuthBody>("POST", "/register", { UserName: "flow.user", Email: "flow@example.org", Password: "s3cret-passphrase", DisplayName: "Flow User" });
@@ -107,7 +104,7 @@ describe("registration and sign-in", () => {
 	});
 
 	test("behind HTTPS (a trusted proxy says so) cookies are Secure and HSTS is sent", async () => {
-		const secure = await startPlaza({ trustProxy: 1 });
+		const secure = await startPlaza({ services: ["users"], trustProxy: 1 });
 		try {
 			const user = await secure.signUp();
 			const reply = await secure.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password }, { "X-Forwarded-Proto": "https" });
@@ -191,15 +188,10 @@ describe("registration and sign-in", () => {
 });
 
 describe("acting only as oneself", () => {
-	let plaza: TestPlaza;
-	let ann: Session;
-	let bob: Session;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-		ann = await plaza.signUp({ FirstName: "Ann" });
-		bob = await plaza.signUp({ FirstName: "Bob" });
-	});
-	afterAll(() => plaza.stop());
+	const {
+		plaza,
+		users: [ann, bob],
+	} = plazaForSuite({ services: ["users"], users: [{ FirstName: "Ann" }, { FirstName: "Bob" }] });
 
 	test("a user updates their own profile by PUT /Users/{Id} and the generic route", async () => {
 		const rest = await ann.http("PUT", `/Users/${ann.userId}`, { FirstName: "Annie", LastName: "Member", JobTitle: "Writer" });
@@ -246,7 +238,7 @@ describe("acting only as oneself", () => {
 
 describe("abuse limits", () => {
 	test("repeated failed sign-ins reach 429 with Retry-After, even with the right password afterwards", async () => {
-		const plaza = await startPlaza({ auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAccount: 3 } });
+		const plaza = await startPlaza({ services: ["users"], auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAccount: 3 } });
 		try {
 			const user = await plaza.signUp();
 			for (let i = 0; i < 3; i++) {
@@ -267,7 +259,7 @@ describe("abuse limits", () => {
 	});
 
 	test("failures from one address across many accounts lock that address", async () => {
-		const plaza = await startPlaza({ auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAddress: 4 } });
+		const plaza = await startPlaza({ services: ["users"], auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAddress: 4 } });
 		try {
 			for (let i = 0; i < 4; i++) await plaza.http("POST", "/auth/credentials", { UserName: `sprayed${i}`, Password: "guess guess" });
 			const user = await plaza.signUp();
@@ -279,7 +271,7 @@ describe("abuse limits", () => {
 	});
 
 	test("each caller has a request budget per minute: 429 TooManyRequests with Retry-After past it", async () => {
-		const plaza = await startPlaza({ rateLimitPerMinute: 5 });
+		const plaza = await startPlaza({ services: ["users"], rateLimitPerMinute: 5 });
 		try {
 			const statuses: number[] = [];
 			for (let i = 0; i < 6; i++) statuses.push((await plaza.http("GET", "/health")).status);
@@ -300,10 +292,10 @@ describe("sessions last as long as they should", () => {
 	test("a session survives a restart of the server", async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-sessions-"));
 		try {
-			const first = await startPlaza({ store: { kind: "sqlite", dir } });
+			const first = await startPlaza({ services: ["users"], store: { kind: "sqlite", dir } });
 			const user = await first.signUp();
 			await first.stop();
-			const second = await startPlaza({ store: { kind: "sqlite", dir } });
+			const second = await startPlaza({ services: ["users"], store: { kind: "sqlite", dir } });
 			try {
 				const reply = await second.http("GET", `/Users/${user.userId}`, undefined, { "X-ss-id": user.token });
 				expect(reply.status).toBe(200);
@@ -317,7 +309,7 @@ describe("sessions last as long as they should", () => {
 
 	test("sessions slide while used and expire when idle; the store keeps only a hash of the token", async () => {
 		const defaults = (await import("../shared/config")).defaultConfig();
-		const plaza = await startPlaza({ auth: { ...defaults.auth, sessionTtlSeconds: 2 } });
+		const plaza = await startPlaza({ services: ["users"], auth: { ...defaults.auth, sessionTtlSeconds: 2 } });
 		try {
 			const user = await plaza.signUp();
 			expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE id = $1", [user.token])).toBeUndefined();
@@ -336,7 +328,7 @@ describe("sessions last as long as they should", () => {
 	});
 
 	test("a stale session cookie does not stop anyone from signing in again", async () => {
-		const plaza = await startPlaza();
+		const plaza = await startPlaza({ services: ["users"] });
 		try {
 			const user = await plaza.signUp();
 			await user.http("GET", "/auth/logout");
@@ -349,12 +341,7 @@ describe("sessions last as long as they should", () => {
 });
 
 describe("HTTP Digest, when switched on", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		const defaults = (await import("../shared/config")).defaultConfig();
-		plaza = await startPlaza({ auth: { ...defaults.auth, digest: true } });
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users"], config: { auth: { ...defaultConfig().auth, digest: true } } });
 
 	const md5 = (s: string) => createHash("md5").update(s).digest("hex");
 
@@ -400,7 +387,7 @@ describe("HTTP Digest, when switched on", () => {
 
 describe("CreateUser stays for administrators", () => {
 	test("users it makes cannot sign in until they have credentials", async () => {
-		const plaza = await startPlaza();
+		const plaza = await startPlaza({ services: ["users"] });
 		try {
 			const made = await createUser(plaza, { UserName: "made.by.admin" });
 			const reply = await plaza.http("POST", "/auth/credentials", { UserName: "made.by.admin", Password: "anything at all" });

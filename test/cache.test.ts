@@ -19,7 +19,7 @@ const ids = (records: Records) => records.map(r => r.Id);
 describe("hot caches in one process", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 	});
 	afterAll(() => plaza.stop());
 
@@ -149,7 +149,7 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 	const calls = new CallCounter();
 	let plaza: TestPlaza;
 	beforeAll(async () => {
-		plaza = await startPlaza({}, [calls.middleware]);
+		plaza = await startPlaza({ services: ["posts"] }, [calls.middleware]);
 	});
 	afterAll(() => plaza.stop());
 

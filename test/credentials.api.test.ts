@@ -26,7 +26,7 @@ async function timed(send: () => Promise<{ status: number }>): Promise<{ ms: num
 describe("credentials", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 	});
 	afterAll(() => plaza.stop());
 
@@ -76,46 +76,56 @@ describe("credentials", () => {
 			expect((await plaza.http("GET", `/Users/${user.userId}`, undefined, basic(user, user.password.toUpperCase()))).status).toBe(401);
 		});
 
-		test("a changed password stops the old one at once, though it was verified moments ago", async () => {
-			const changing = await plaza.signUp();
-			const path = `/Users/${changing.userId}`;
-			expect((await plaza.http("GET", path, undefined, basic(changing, changing.password))).status).toBe(200);
-			const changed = await plaza.http("PUT", path, { FirstName: "Changing", LastName: "Password", Password: "a brand new password", CurrentPassword: changing.password }, basic(changing, changing.password));
-			expect(changed.status).toBe(200);
-			expect((await plaza.http("GET", path, undefined, basic(changing, changing.password))).status).toBe(401);
-			expect((await plaza.http("GET", path, undefined, basic(changing, "a brand new password"))).status).toBe(200);
-		});
+		// What these check does not depend on the cost, which would only make them slow (2 s each here).
+		describe("at the test cost", () => {
+			beforeAll(() => {
+				process.env.PASSWORD_HASH_COST = "test";
+			});
+			afterAll(() => {
+				delete process.env.PASSWORD_HASH_COST;
+			});
 
-		test("changing one's password needs the current one (a borrowed session is not enough)", async () => {
-			const victim = await plaza.signUp();
-			const missing = await victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password" });
-			expect(missing.status).toBe(400);
-			expect(missing.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ FieldName: "CurrentPassword" })]);
-			const wrong = await victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password", CurrentPassword: "a guess at it" });
-			expect(wrong.status).toBe(400);
-			expect((await plaza.http("POST", "/auth/credentials", { UserName: victim.userName, Password: victim.password })).status).toBe(200);
-		});
+			test("a changed password stops the old one at once, though it was verified moments ago", async () => {
+				const changing = await plaza.signUp();
+				const path = `/Users/${changing.userId}`;
+				expect((await plaza.http("GET", path, undefined, basic(changing, changing.password))).status).toBe(200);
+				const changed = await plaza.http("PUT", path, { FirstName: "Changing", LastName: "Password", Password: "a brand new password", CurrentPassword: changing.password }, basic(changing, changing.password));
+				expect(changed.status).toBe(200);
+				expect((await plaza.http("GET", path, undefined, basic(changing, changing.password))).status).toBe(401);
+				expect((await plaza.http("GET", path, undefined, basic(changing, "a brand new password"))).status).toBe(200);
+			});
 
-		test("a borrowed session is no oracle for the password: wrong CurrentPasswords meet the sign-in limits", async () => {
-			const victim = await plaza.signUp();
-			const before = (await storedHash(plaza, victim.userId)).hash;
-			const change = (current: string) => victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password", CurrentPassword: current });
-			for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
-			const right = await change(victim.password);
-			expect(right.status).toBe(429);
-			expect(right.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
-			expect((await storedHash(plaza, victim.userId)).hash).toBe(before);
-		});
+			test("changing one's password needs the current one (a borrowed session is not enough)", async () => {
+				const victim = await plaza.signUp();
+				const missing = await victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password" });
+				expect(missing.status).toBe(400);
+				expect(missing.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ FieldName: "CurrentPassword" })]);
+				const wrong = await victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password", CurrentPassword: "a guess at it" });
+				expect(wrong.status).toBe(400);
+				expect((await plaza.http("POST", "/auth/credentials", { UserName: victim.userName, Password: victim.password })).status).toBe(200);
+			});
 
-		test("a changed password ends the user's other sessions; the one that changed it goes on", async () => {
-			const user = await plaza.signUp();
-			const other = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
-			const otherSession = { "X-ss-id": other.body.SessionId };
-			expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(200);
-			const changed = await user.http("PUT", `/Users/${user.userId}`, { FirstName: "Changing", LastName: "Password", Password: "another new password", CurrentPassword: user.password });
-			expect(changed.status).toBe(200);
-			expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(401);
-			expect((await user.http("GET", "/auth")).status).toBe(200);
+			test("a borrowed session is no oracle for the password: wrong CurrentPasswords meet the sign-in limits", async () => {
+				const victim = await plaza.signUp();
+				const before = (await storedHash(plaza, victim.userId)).hash;
+				const change = (current: string) => victim.http<ErrorBody>("PUT", `/Users/${victim.userId}`, { FirstName: "Victim", LastName: "Member", Password: "hijacked password", CurrentPassword: current });
+				for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
+				const right = await change(victim.password);
+				expect(right.status).toBe(429);
+				expect(right.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
+				expect((await storedHash(plaza, victim.userId)).hash).toBe(before);
+			});
+
+			test("a changed password ends the user's other sessions; the one that changed it goes on", async () => {
+				const user = await plaza.signUp();
+				const other = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
+				const otherSession = { "X-ss-id": other.body.SessionId };
+				expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(200);
+				const changed = await user.http("PUT", `/Users/${user.userId}`, { FirstName: "Changing", LastName: "Password", Password: "another new password", CurrentPassword: user.password });
+				expect(changed.status).toBe(200);
+				expect((await plaza.http("GET", "/auth", undefined, otherSession)).status).toBe(401);
+				expect((await user.http("GET", "/auth")).status).toBe(200);
+			});
 		});
 	});
 });
@@ -124,7 +134,7 @@ describe("HTTP Digest nonce counts", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
 		const defaults = defaultConfig();
-		plaza = await startPlaza({ auth: { ...defaults.auth, digest: true } });
+		plaza = await startPlaza({ services: ["users"], auth: { ...defaults.auth, digest: true } });
 	});
 	afterAll(() => plaza.stop());
 

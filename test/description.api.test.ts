@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { catalogue } from "../shared/catalogue";
-import { ADMIN_KEY, ErrorBody, startPlaza, TestPlaza } from "./support/plaza";
+import { ADMIN_KEY, ErrorBody, plazaForSuite } from "./support/plaza";
 import { soapClient } from "./support/soap";
 
 /**
@@ -54,11 +54,7 @@ const tool = (name: string) => path.join(__dirname, "..", "node_modules", ".bin"
 const quietTools = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1" };
 
 describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made from the catalogue", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("every operation of the catalogue is in the WSDL, in the resources and in OpenAPI", async () => {
 		const wsdl = (await plaza.http("GET", "/soap11?wsdl")).text;

@@ -7,7 +7,7 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	let plaza: TestPlaza;
 	let usersBefore: number;
 	beforeAll(async () => {
-		plaza = await startPlaza({ maxBodyBytes: 64 * 1024 });
+		plaza = await startPlaza({ services: ["users"], maxBodyBytes: 64 * 1024 });
 		await createUser(plaza);
 	});
 	beforeEach(async () => {
@@ -100,7 +100,7 @@ describe("failures of the server", () => {
 	};
 
 	test("an unexpected error is 500 InternalError with no internals in production mode", async () => {
-		const plaza = await startPlaza();
+		const plaza = await startPlaza({ services: ["users"] });
 		try {
 			failingStore(plaza);
 			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
@@ -113,7 +113,7 @@ describe("failures of the server", () => {
 	});
 
 	test("development mode adds the StackTrace", async () => {
-		const plaza = await startPlaza({ development: true });
+		const plaza = await startPlaza({ services: ["users"], development: true });
 		try {
 			failingStore(plaza);
 			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
@@ -125,7 +125,7 @@ describe("failures of the server", () => {
 	});
 
 	test("a stopped service answers 503 ServiceUnavailable, not 404", async () => {
-		const plaza = await startPlaza();
+		const plaza = await startPlaza({ services: ["users"] });
 		try {
 			await plaza.broker.destroyService(plaza.broker.getLocalService("users"));
 			const reply = await plaza.admin<ErrorBody>("GET", "/Users");

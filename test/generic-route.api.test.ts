@@ -10,7 +10,7 @@ const freshTag = () => `gen${++tags}${Date.now()}`;
 describe("the generic route by every verb, one-way calls and auto-batched requests (PRODUCT.md §1)", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 	});
 	afterAll(() => plaza.stop());
 
@@ -205,7 +205,7 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 	});
 
 	test("each request of a batch spends the caller's request budget", async () => {
-		const limited = await startPlaza({ rateLimitPerMinute: 3 });
+		const limited = await startPlaza({ services: ["posts"], rateLimitPerMinute: 3 });
 		try {
 			const pages = Array.from({ length: 5 }, () => ({ Offset: 0, Limit: 1 }));
 			const reply = await limited.admin<ErrorBody>("POST", "/json/reply/AllUsers[]", pages);

@@ -1,4 +1,4 @@
-import { ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ErrorBody, plazaForSuite, signUpAll, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { CallCounter } from "./support/call-counter";
 import { clearHeldCaches } from "../shared/cache/node-caches";
 
@@ -11,15 +11,17 @@ async function connectionsOwnedBy(plaza: TestPlaza, ...ownerIds: string[]): Prom
 }
 
 describe("connections", () => {
-	let plaza: TestPlaza;
-	let ann: Session;
-	let bob: Session;
-	let cat: Session;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-		[ann, bob, cat] = await Promise.all([plaza.signUp({ FirstName: "Ann", LastName: "Lee" }), plaza.signUp({ FirstName: "Bob", LastName: "Ray" }), plaza.signUp({ FirstName: "Cat", LastName: "Poe" })]);
+	const {
+		plaza,
+		users: [ann, bob, cat],
+	} = plazaForSuite({
+		services: ["users"],
+		users: [
+			{ FirstName: "Ann", LastName: "Lee" },
+			{ FirstName: "Bob", LastName: "Ray" },
+			{ FirstName: "Cat", LastName: "Poe" },
+		],
 	});
-	afterAll(() => plaza.stop());
 
 	test("A connects to B: both records exist, the owner's first, and B sees A", async () => {
 		const reply = await ann.http<Records>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId, IsFavorite: true });
@@ -95,15 +97,10 @@ describe("connections", () => {
 });
 
 describe("networks and members", () => {
-	let plaza: TestPlaza;
-	let owner: Session;
-	let joiner: Session;
-	let stranger: Session;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-		[owner, joiner, stranger] = await Promise.all([plaza.signUp({ FirstName: "Olga" }), plaza.signUp({ FirstName: "Jo" }), plaza.signUp({ FirstName: "Stan" })]);
-	});
-	afterAll(() => plaza.stop());
+	const {
+		plaza,
+		users: [owner, joiner, stranger],
+	} = plazaForSuite({ services: ["users"], users: [{ FirstName: "Olga" }, { FirstName: "Jo" }, { FirstName: "Stan" }] });
 
 	test("CreateNetwork makes its owner the first member", async () => {
 		const reply = await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Chess Club" });
@@ -138,7 +135,10 @@ describe("networks and members", () => {
 
 	test("20 simultaneous CreateNetworkMember calls: NumberOfMembers exactly right", async () => {
 		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Crowd", IsOpen: true })).body;
-		const users = await Promise.all(Array.from({ length: 20 }, () => plaza.signUp()));
+		const users = await signUpAll(
+			plaza,
+			Array.from({ length: 20 }, () => ({})),
+		);
 		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
 		expect(replies.every(r => r.status === 200)).toBe(true);
 		const again = await Promise.all(users.slice(0, 5).map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
@@ -149,14 +149,9 @@ describe("networks and members", () => {
 });
 
 describe("subscriptions", () => {
-	let plaza: TestPlaza;
-	let fan: Session;
-	let star: Session;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-		[fan, star] = await Promise.all([plaza.signUp(), plaza.signUp()]);
-	});
-	afterAll(() => plaza.stop());
+	const {
+		users: [fan, star],
+	} = plazaForSuite({ services: ["users"], users: [{}, {}] });
 
 	test("subscribe to a user and to a network; duplicates 409; unknown 404; as someone else 403; unsubscribe", async () => {
 		const network = (await star.http("POST", "/Networks", { OwnerId: star.userId, Name: "Fan Club" })).body;
@@ -182,9 +177,12 @@ describe("subscriptions", () => {
 describe("embedding costs a constant number of calls", () => {
 	test("AllUsers costs the same calls for a page of 5 users as for a page of 50, each with connections, networks and subscriptions", async () => {
 		const counter = new CallCounter();
-		const plaza = await startPlaza({}, [counter.middleware]);
+		const plaza = await startPlaza({ services: ["users"] }, [counter.middleware]);
 		try {
-			const users = await Promise.all(Array.from({ length: 50 }, () => plaza.signUp()));
+			const users = await signUpAll(
+				plaza,
+				Array.from({ length: 50 }, () => ({})),
+			);
 			const hub = users[0];
 			const network = (await hub.http("POST", "/Networks", { OwnerId: hub.userId, Name: "Everyone", IsOpen: true })).body;
 			for (const u of users.slice(1)) {

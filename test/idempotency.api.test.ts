@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ActionHandler, ActionSchema, Context, Middleware } from "moleculer";
-import { ErrorBody, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { ErrorBody, startPlaza, TestPlaza, WireRecord, plazaForSuite } from "./support/plaza";
 import { envelope, postSoap, TYPES } from "./support/soap";
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
@@ -34,11 +34,7 @@ function slowPostWrites(plaza: TestPlaza, ms: number): void {
 const keyed = (key: string, headers: Record<string, string> = {}) => ({ "Idempotency-Key": key, ...headers });
 
 describe("Idempotency-Key on writes", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users", "posts"] });
 
 	it("a retry with the same key makes one record and gets the first answer again, status and body", async () => {
 		const registration = { UserName: `once_${Date.now()}`, Password: "correct horse battery", AutoLogin: true };
@@ -140,7 +136,7 @@ describe("a write whose answer does not come in time", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
 		const cluster = { ...(await import("../shared/config")).defaultConfig().cluster, requestTimeoutMs: 400 };
-		plaza = await startPlaza({ cluster }, [slow(1200, ["posts.find"])]);
+		plaza = await startPlaza({ cluster, services: ["posts"] }, [slow(1200, ["posts.find"])]);
 		slowPostWrites(plaza, 1200);
 	});
 	afterAll(() => plaza.stop());

@@ -1,5 +1,5 @@
 import { catalogue } from "../shared/catalogue";
-import { startPlaza, TestPlaza } from "./support/plaza";
+import { plazaForSuite } from "./support/plaza";
 
 /** The text of an HTML fragment: tags dropped, the five references the pages write decoded. */
 function textOf(html: string): string {
@@ -28,11 +28,7 @@ function exampleAfter(html: string, heading: string): string {
 }
 
 describe("the metadata pages (/metadata and a page per operation and format), and GET /", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("GET /metadata lists every operation with its routes and a link per format, as HTML under a no-script policy", async () => {
 		const reply = await plaza.http("GET", "/metadata");

@@ -21,7 +21,7 @@ describe("/metrics for Prometheus", () => {
 	let probes: Server;
 	let texts: Array<{ where: string; text: string }>;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 		probes = await startProbeServer(plaza.broker, 0);
 		// Operations that end differently, so the histogram has several series with observations.
 		await plaza.signUp();

@@ -23,7 +23,7 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 	let types: Record<string, DtoClass>;
 
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		dir = mkdtempSync(join(tmpdir(), "plaza-native-types-"));
 		await run(bin("typescript-ref"), [plaza.url, "dtos.ts"], { cwd: dir, env: cliEnv });
 		dtos = readFileSync(join(dir, "dtos.ts"), "utf8");

@@ -6,7 +6,7 @@ describe("paging of AllUsers", () => {
 	let created: string[] = [];
 
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 		// Many users share one CreatedTime, so the Id tie-breaker is what keeps the order stable.
 		const times = ["2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", "2024-01-03T00:00:00Z"];
 		for (let i = 0; i < total; i += 20) {

@@ -12,7 +12,7 @@ describeOnPostgres("PostgreSQL: the server goes away and comes back; text it can
 	beforeAll(async () => {
 		plazaDatabase = testDatabase();
 		await plazaDatabase.create();
-		plaza = await startPlaza({ store: { kind: "postgres", url: plazaDatabase.url } });
+		plaza = await startPlaza({ services: ["posts"], store: { kind: "postgres", url: plazaDatabase.url } });
 	});
 	afterAll(async () => {
 		await plaza.stop();

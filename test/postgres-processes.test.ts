@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { RunningProcess, startMain } from "./support/process";
 import { natsServerBinary, TestNats } from "./support/nats";
 import { postgresTestsOn, testDatabase } from "./support/postgres";
-import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
+import { signUpAll, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { defaultConfig } from "../shared/config";
 
 /**
@@ -26,8 +26,8 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		// JSON logs: each process logs a line per call it serves, to show below that both served.
 		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, CLUSTER_SECRET: secret, SERVICES: "graph", DATABASE_URL: database.url, MONGO_URI: "", LOG_FORMAT: "json", LOG_LEVEL: "info" }));
 		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url }, cluster: { ...defaultConfig().cluster, secret } });
-		await graphNodes(plaza, 2);
-	}, 30_000);
+		await graphNodes(plaza, 2, graphs);
+	}, 90_000);
 
 	afterAll(async () => {
 		await plaza?.stop();
@@ -58,19 +58,28 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 	test("20 simultaneous CreateNetworkMember calls over both processes: NumberOfMembers exact", async () => {
 		const owner = await plaza!.signUp();
 		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread", IsOpen: true })).body;
-		const users = await Promise.all(Array.from({ length: 20 }, () => plaza!.signUp()));
+		const users = await signUpAll(
+			plaza!,
+			Array.from({ length: 20 }, () => ({})),
+		);
 		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
 		expect(replies.map(r => r.status)).toEqual(Array<number>(20).fill(200));
 		expect((await owner.http("GET", `/Networks/${network.Id}`)).body.NumberOfMembers).toBe(21);
 	});
 });
 
-/** Waits until the gateway's broker sees the graph service on `count` other nodes, so calls are spread over them. */
-async function graphNodes(plaza: TestPlaza, count: number, timeoutMs = 20_000): Promise<void> {
+/**
+ * Waits until the gateway's broker sees the graph service on `count` other nodes, so calls are spread
+ * over them: as long as their processes live (booting two on a loaded machine is slow), not a moment
+ * after one has died.
+ */
+async function graphNodes(plaza: TestPlaza, count: number, processes: RunningProcess[], timeoutMs = 75_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const services = plaza.broker.registry.getServiceList({ onlyAvailable: true }) as Array<{ name: string; nodeID: string }>;
 		if (services.filter(s => s.name === "graph" && s.nodeID !== plaza.broker.nodeID).length >= count) return;
+		const dead = processes.find(p => p.child.exitCode !== null);
+		if (dead) throw new Error(`A graph process exited (${dead.child.exitCode}) before it joined:\n${dead.output()}`);
 		if (Date.now() > deadline) throw new Error(`The graph service did not come up on ${count} nodes`);
 		await new Promise(resolve => setTimeout(resolve, 100));
 	}

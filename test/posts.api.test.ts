@@ -10,7 +10,7 @@ describe("posts, recipients, tags and comments", () => {
 	let author: Session;
 	let reader: Session;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		[author, reader] = await Promise.all([plaza.signUp({ FirstName: "Ada", LastName: "Author", JobTitle: "Writer" }), plaza.signUp({ FirstName: "Rea", LastName: "Der" })]);
 		await author.http("PUT", `/Users/${author.userId}`, { FirstName: "Ada", LastName: "Author", JobTitle: "Writer" });
 	});
@@ -124,7 +124,7 @@ describe("private posts exist only for their audience", () => {
 	let commentId: string;
 
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		[author, direct, member, outsider] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp(), plaza.signUp()]);
 		networkId = (await author.http("POST", "/Networks", { OwnerId: author.userId, Name: "Inner circle", IsOpen: true })).body.Id;
 		await member.http("POST", `/Networks/${networkId}/Members`, { UserId: member.userId });
@@ -175,7 +175,7 @@ describe("SearchPostsByTag", () => {
 	let contextId: string;
 	const tagged: string[] = [];
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		author = await plaza.signUp();
 		contextId = (await author.http("POST", "/Networks", { OwnerId: author.userId, Name: "Context" })).body.Id;
 		for (let i = 0; i < 45; i++) {
@@ -213,7 +213,7 @@ describe("SearchPostsByTag", () => {
 
 	test("a page costs the same calls for 5 posts as for 50", async () => {
 		const counter = new CallCounter();
-		const counted = await startPlaza({}, [counter.middleware]);
+		const counted = await startPlaza({ services: ["posts"] }, [counter.middleware]);
 		try {
 			const [writer, commenter] = await Promise.all([counted.signUp(), counted.signUp()]);
 			const network = (await writer.http("POST", "/Networks", { OwnerId: writer.userId, Name: "N" })).body.Id;
@@ -241,7 +241,7 @@ describe("SearchPostsByTag", () => {
 
 describe("a user's feed", () => {
 	test("shows one's own posts, public posts of connections, subscriptions and networks, and posts addressed to one; newest first", async () => {
-		const plaza = await startPlaza();
+		const plaza = await startPlaza({ services: ["posts"] });
 		try {
 			const [me, friend, star, stranger, networkOwner] = await Promise.all(Array.from({ length: 5 }, () => plaza.signUp()));
 			await me.http("POST", "/Connections", { OwnerId: me.userId, ConnectToId: friend.userId });

@@ -1,13 +1,9 @@
 import { JsonServiceClient } from "@servicestack/client";
 import { Authenticate, FindUser } from "./support/client-dtos";
-import { startPlaza, TestPlaza } from "./support/plaza";
+import { plazaForSuite } from "./support/plaza";
 
 describe("a real ServiceStack client (@servicestack/client)", () => {
-	let plaza: TestPlaza;
-	beforeAll(async () => {
-		plaza = await startPlaza();
-	});
-	afterAll(() => plaza.stop());
+	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("signs in with Authenticate {provider:'credentials'} and calls an operation with the session it got", async () => {
 		const user = await plaza.signUp({ FirstName: "Client", LastName: "Side" });

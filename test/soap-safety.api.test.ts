@@ -6,7 +6,7 @@ const createUser = (firstName: string) => `<CreateUser xmlns="${TYPES}"><FirstNa
 describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, and leave the server answering", () => {
 	let plaza: TestPlaza;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 	});
 	afterAll(() => plaza.stop());
 

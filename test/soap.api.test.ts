@@ -11,7 +11,7 @@ describe("SOAP 1.1: the node soap client, built from Plaza's own WSDL, against t
 	const as = (session: Session) => soapClient(plaza, { "X-ss-id": session.token });
 
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		admin = await soapClient(plaza, asAdmin);
 		[ann, bob] = await Promise.all([plaza.signUp({ FirstName: "Ann", LastName: "Soap" }), plaza.signUp({ FirstName: "Bob", LastName: "Soap" })]);
 	});

@@ -38,8 +38,12 @@ const specOperations = [
 	"Registration",
 ];
 
-/** SPEC.md beside the repository (as CI lays it out), when it is there: the list above must not miss any of its operations. */
-const specFile = path.resolve(__dirname, "../../shared/SPEC.md");
+/**
+ * SPEC.md: the file PLAZA_SPEC names, else beside the repository (../shared/SPEC.md, as CI and this
+ * machine lay it out), else /work/shared/SPEC.md. Not found is a failure: a skipped cross-check proves nothing.
+ */
+const specCandidates = process.env.PLAZA_SPEC ? [process.env.PLAZA_SPEC] : [path.resolve(__dirname, "../../shared/SPEC.md"), "/work/shared/SPEC.md"];
+const specFile = specCandidates.find(file => fs.existsSync(file));
 
 describe("every operation SPEC.md names is reachable", () => {
 	let plaza: TestPlaza;
@@ -48,7 +52,8 @@ describe("every operation SPEC.md names is reachable", () => {
 	});
 	afterAll(() => plaza.stop());
 
-	(fs.existsSync(specFile) ? test : test.skip)("the list agrees with SPEC.md", () => {
+	test("the list agrees with SPEC.md", () => {
+		if (!specFile) throw new Error(`SPEC.md not found (looked at ${specCandidates.join(", ")}): set PLAZA_SPEC to its path`);
 		const spec = fs.readFileSync(specFile, "utf8");
 		const headings = [...spec.matchAll(/^#### (\w+)$/gm)].map(m => m[1]);
 		const soapTable = spec.slice(spec.indexOf("| Operations |"), spec.indexOf("The operations of the interface that follow"));
@@ -66,8 +71,7 @@ describe("every operation SPEC.md names is reachable", () => {
 
 	test("the catalogue declares every SPEC operation it serves, each reachable by its REST routes too", async () => {
 		const declared = new Set(catalogue.map(op => op.name));
-		const served = specOperations.filter(name => declared.has(name));
-		expect(served.length).toBeGreaterThanOrEqual(specOperations.length - 2); // the description records may be served by the gateway itself
+		expect(specOperations.filter(name => !declared.has(name))).toEqual([]);
 		for (const op of catalogue) {
 			for (const r of op.routes) {
 				const url = r.path.replace(/:\w+/g, "0f8fad5bd9cb469fa16570867728950e");

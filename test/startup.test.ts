@@ -25,7 +25,8 @@ describe("what `npm start` says", () => {
 			.split("\n")
 			.filter(line => line.trim() !== "");
 	const readyLine = /Plaza ready on (http:\/\/localhost:\d+) — API page (\S+), metadata (\S+)/;
-	const until = async (what: () => boolean, proc: RunningProcess, timeoutMs = 15000) => {
+	// Polls (and gives up at once if the process ends): a long limit costs nothing when all is well, and a loaded machine boots slowly.
+	const until = async (what: () => boolean, proc: RunningProcess, timeoutMs = 25_000) => {
 		const deadline = Date.now() + timeoutMs;
 		while (!what()) {
 			if (Date.now() > deadline || proc.child.exitCode !== null) throw new Error(`gave up waiting; output:\n${proc.output()}`);
@@ -75,7 +76,7 @@ describe("what `npm start` says", () => {
 		await ready(proc);
 		const answer = await fetch(`http://127.0.0.1:${port}/health?access_token=secret-in-query`, { headers: { "X-Request-ID": "startup-req-1" } });
 		expect(answer.status).toBe(200);
-		await until(() => /startup-req-1/.test(proc.output()), proc, 3000);
+		await until(() => /startup-req-1/.test(proc.output()), proc, 10_000);
 		const requestLines = lines(proc).filter(line => line.includes("/health"));
 		expect(requestLines).toHaveLength(1);
 		expect(requestLines[0]).toMatch(/INFO\s+GATEWAY: GET \/health 200 \d+(\.\d+)? ms requestID=startup-req-1$/);
@@ -91,7 +92,7 @@ describe("what `npm start` says", () => {
 		const held = await holdRequest(port);
 		proc.child.kill("SIGINT");
 		// The other services stop while the gateway waits for the held request; then the client gives up.
-		await until(() => /Service 'media' stopped/.test(proc.output()), proc, 3000);
+		await until(() => /Service 'media' stopped/.test(proc.output()), proc, 10_000);
 		await new Promise(resolve => setTimeout(resolve, 300));
 		held.destroy();
 		expect(await proc.exited).toBe(0);

@@ -8,7 +8,7 @@ describe("users operations through the gateway", () => {
 	let plaza: TestPlaza;
 	let reader: Session;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 		reader = await plaza.signUp();
 	});
 	afterAll(() => plaza.stop());

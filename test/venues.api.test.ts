@@ -10,7 +10,7 @@ describe("venues and their members", () => {
 	let stranger: Session;
 	let venue: WireRecord;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["venues"] });
 		[owner, member, stranger] = await Promise.all([plaza.signUp({ FirstName: "Vera", LastName: "Owner" }), plaza.signUp({ FirstName: "Max", LastName: "Member" }), plaza.signUp()]);
 		venue = (await owner.http("POST", "/Venues", { OwnerId: owner.userId, Name: "Town Hall" })).body;
 	});

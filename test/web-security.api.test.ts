@@ -15,7 +15,7 @@ describe("cross-site writes signed in only by the session cookie (PRODUCT.md §3
 	const emailOf = async (user: Session) => (await plaza.admin("GET", `/Users/${user.userId}`)).body.Email;
 
 	beforeAll(async () => {
-		plaza = await startPlaza({ corsOrigins: [partner] });
+		plaza = await startPlaza({ services: ["posts"], corsOrigins: [partner] });
 		victim = await plaza.signUp({ Email: `victim${Date.now()}@example.org` });
 	});
 	afterAll(() => plaza.stop());
@@ -122,7 +122,7 @@ describe("CORS only for CORS_ORIGINS; OPTIONS runs nothing", () => {
 	let withCors: TestPlaza;
 	let withoutCors: TestPlaza;
 	beforeAll(async () => {
-		[withCors, withoutCors] = await Promise.all([startPlaza({ corsOrigins: [partner] }), startPlaza()]);
+		[withCors, withoutCors] = await Promise.all([startPlaza({ services: ["posts"], corsOrigins: [partner] }), startPlaza({ services: ["posts"] })]);
 	});
 	afterAll(() => Promise.all([withCors?.stop(), withoutCors?.stop()]));
 
@@ -169,7 +169,7 @@ describe("JSONP, malformed cookies and malformed path escapes", () => {
 	let plaza: TestPlaza;
 	let user: Session;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		user = await plaza.signUp();
 	});
 	afterAll(() => plaza.stop());

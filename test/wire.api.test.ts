@@ -5,7 +5,7 @@ describe("the wire format through the gateway", () => {
 	let plaza: TestPlaza;
 	let reader: Session;
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["users"] });
 		reader = await plaza.signUp();
 	});
 	afterAll(() => plaza.stop());

@@ -76,7 +76,7 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 	let ann: Session;
 
 	beforeAll(async () => {
-		plaza = await startPlaza();
+		plaza = await startPlaza({ services: ["posts"] });
 		ann = await plaza.signUp({ FirstName: "Ann", LastName: "Xml" });
 	});
 	afterAll(() => plaza.stop());

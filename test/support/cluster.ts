@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ADMIN_KEY, WireRecord } from "./plaza";
-import { freePort, RunningProcess, startMain, waitForHealthy } from "./process";
+import { availableParallelism } from "node:os";
+import { freePort, RunningProcess, Slots, startMain, waitForHealthy } from "./process";
 import { postgresTestsOn, testDatabase } from "./postgres";
 import { natsServerBinary, TestNats } from "./nats";
 
@@ -43,6 +44,7 @@ export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, 
  */
 export class TestCluster {
 	readonly nodes = new Map<string, ClusterNode>();
+	private readonly boots = new Slots(Math.max(1, availableParallelism()));
 
 	private constructor(
 		private readonly database: ReturnType<typeof testDatabase>,
@@ -69,14 +71,20 @@ export class TestCluster {
 		});
 	}
 
-	/** Starts (or starts again, on the same probe port) a node, and waits until it is ready. */
-	async startNode(name: string, services: string, extra: Record<string, string> = {}): Promise<ClusterNode> {
-		const probePort = this.nodes.get(name)?.probePort ?? (await freePort());
-		const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
-		const node = { name, services, probePort, process };
-		this.nodes.set(name, node);
-		await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 20_000, process);
-		return node;
+	/**
+	 * Starts (or starts again, on the same probe port) a node, and waits until it is ready. Nodes
+	 * asked for at once boot a core's worth at a time: seven booting together on two loaded cores
+	 * each took longer than any fixed wait, and failed a run that had nothing wrong.
+	 */
+	startNode(name: string, services: string, extra: Record<string, string> = {}): Promise<ClusterNode> {
+		return this.boots.run(async () => {
+			const probePort = this.nodes.get(name)?.probePort ?? (await freePort());
+			const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
+			const node = { name, services, probePort, process };
+			this.nodes.set(name, node);
+			await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 60_000, process);
+			return node;
+		});
 	}
 
 	/** Starts a gateway node on a port of its own: its client. */

@@ -1,7 +1,7 @@
 import { AddressInfo } from "node:net";
 import { Server } from "node:http";
 import { Middleware, ServiceBroker } from "moleculer";
-import { createPlaza } from "../../plaza";
+import { createPlaza, serviceFactories } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { testDatabase } from "./postgres";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
@@ -51,15 +51,31 @@ export interface Session {
 
 let signUps = 0;
 
+/** A name SERVICES knows (plaza.ts serviceFactories): a domain, which may run as several Moleculer services. */
+export type ServiceName = keyof typeof serviceFactories;
+
+/** The domains a domain calls (the gateway identifies callers with users; users embeds graph's and venues' records…). */
+const calls: Partial<Record<ServiceName, ServiceName[]>> = { gateway: ["users"], users: ["graph", "venues"], posts: ["users"], systems: ["users", "posts"] };
+
+function withWhatTheyCall(names: string[]): string[] {
+	const all = new Set(names);
+	for (const name of all) for (const called of calls[name] ?? []) all.add(called);
+	return [...all];
+}
+
 /**
- * A real broker with every service and the gateway on a free port, on an in-memory store unless told
- * otherwise; PLAZA_TEST_STORE=postgres puts it on a PostgreSQL database of its own, dropped at stop.
+ * A real broker and the gateway on a free port, on an in-memory store unless told otherwise;
+ * PLAZA_TEST_STORE=postgres puts it on a PostgreSQL database of its own, dropped at stop. Every
+ * service runs unless `overrides.services` names the few a suite exercises (with the gateway and
+ * the services those call, see `calls`, unless other nodes serve them over a transporter).
  */
 export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
 	const database = !overrides.store && process.env.PLAZA_TEST_STORE === "postgres" ? testDatabase() : undefined;
 	await database?.create();
 	const store = database ? { store: { kind: "postgres" as const, url: database.url } } : {};
-	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides });
+	// On a transporter the other nodes serve the rest: the list is this process's own, as SERVICES is.
+	const services = overrides.services && !overrides.transporter ? withWhatTheyCall([...overrides.services, "gateway"]) : overrides.services;
+	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides, services });
 	const broker = createPlaza(config, middlewares);
 	const stop = async () => {
 		try {
@@ -126,4 +142,55 @@ function databaseOf(broker: ServiceBroker, name: string): SqlDatabase {
 	const service = broker.getLocalService(name) as unknown as { db?: SqlDatabase } | undefined;
 	if (!service?.db) throw new Error(`No local service ${name} keeps a database`);
 	return service.db;
+}
+
+/** What a suite starts: only the services it exercises (all when unset), its configuration, and who signs up. */
+export interface SuitePlazaOptions {
+	services?: ServiceName[];
+	config?: Partial<PlazaConfig>;
+	middlewares?: Middleware[];
+	/** The users to sign up once Plaza is up, in this order; each one's fields override the generated ones. */
+	users?: Array<Record<string, unknown>>;
+}
+
+/**
+ * Plaza for the tests of one describe: started (and its users signed up) before them, stopped after.
+ * What it returns stands for what is not started yet, so a suite destructures it where it declares
+ * it, `const { plaza, users: [ann, bob] } = plazaForSuite({ services: ["users", "graph"], users: [{}, {}] })`,
+ * and its tests use plaza, ann and bob as they are.
+ */
+export function plazaForSuite(options: SuitePlazaOptions = {}): { plaza: TestPlaza; users: Session[] } {
+	const started: { plaza?: TestPlaza; users: Session[] } = { users: [] };
+	beforeAll(async () => {
+		const overrides = options.services ? { ...options.config, services: options.services } : options.config;
+		started.plaza = await startPlaza(overrides, options.middlewares);
+		started.users = await signUpAll(started.plaza, options.users ?? []);
+	});
+	afterAll(() => started.plaza?.stop());
+	return {
+		plaza: standIn(() => started.plaza, "the suite's Plaza"),
+		users: (options.users ?? []).map((_, i) => standIn(() => started.users[i], `the suite's user ${i + 1}`)),
+	};
+}
+
+/**
+ * Signs users up a few at a time, in order: a burst of sign-ups on a loaded machine queues on the
+ * password hashes past the request timeout, and no suite needs them at the same instant.
+ */
+export async function signUpAll(plaza: TestPlaza, users: Array<Record<string, unknown>>, atOnce = 5): Promise<Session[]> {
+	const sessions: Session[] = [];
+	for (let i = 0; i < users.length; i += atOnce) sessions.push(...(await Promise.all(users.slice(i, i + atOnce).map(fields => plaza.signUp(fields)))));
+	return sessions;
+}
+
+/** An object standing for one made later (in a beforeAll): each property is read from it when used. */
+function standIn<T extends object>(target: () => T | undefined, what: string): T {
+	return new Proxy({} as T, {
+		get(_, key) {
+			const real = target();
+			if (!real) throw new Error(`${what} is used before its beforeAll made it (or after it failed)`);
+			const value: unknown = Reflect.get(real, key);
+			return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(real) : value;
+		},
+	});
 }

@@ -38,10 +38,14 @@ export function startMain(env: Record<string, string>): RunningProcess {
 	return { child, output: () => output, exited };
 }
 
-/** Polls a URL until it answers 200, or fails after the timeout. */
-export async function waitForHealthy(url: string, timeoutMs = 15000, proc?: RunningProcess): Promise<void> {
+/**
+ * Polls a URL until it answers 200. A process that ends meanwhile fails the wait at once; one still
+ * starting is given until the timeout, which is long because a loaded machine starts slowly.
+ */
+export async function waitForHealthy(url: string, timeoutMs = 60_000, proc?: RunningProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
+		if (proc && proc.child.exitCode !== null) throw new Error(`${url}: the process exited (${proc.child.exitCode}) before it was healthy; output:\n${proc.output()}`);
 		try {
 			if ((await fetch(url)).status === 200) return;
 		} catch {
@@ -50,4 +54,26 @@ export async function waitForHealthy(url: string, timeoutMs = 15000, proc?: Runn
 		await new Promise(resolve => setTimeout(resolve, 100));
 	}
 	throw new Error(`${url} did not become healthy in ${timeoutMs} ms${proc ? `; output:\n${proc.output()}` : ""}`);
+}
+
+/** Runs tasks at most `size` at a time, in the order they came. */
+export class Slots {
+	private free: number;
+	private readonly waiting: Array<() => void> = [];
+
+	constructor(size: number) {
+		this.free = size;
+	}
+
+	async run<T>(task: () => Promise<T>): Promise<T> {
+		if (this.free > 0) this.free -= 1;
+		else await new Promise<void>(resolve => this.waiting.push(resolve));
+		try {
+			return await task();
+		} finally {
+			const next = this.waiting.shift();
+			if (next) next();
+			else this.free += 1;
+		}
+	}
 }
