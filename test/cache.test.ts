@@ -266,16 +266,7 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 
 	beforeAll(async () => {
 		cluster = await TestCluster.start();
-		[a, b] = await Promise.all([
-			cluster.startGateway("gateway-a"),
-			cluster.startGateway("gateway-b"),
-			cluster.startNode("users-1", "users"),
-			cluster.startNode("graph-1", "graph"),
-			cluster.startNode("posts-a", "posts"),
-			cluster.startNode("posts-b", "posts"),
-			cluster.startNode("others-1", "venues,systems"),
-		]);
-		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+		[a, b] = await cluster.startTwoGateways(["posts-a", "posts-b"]);
 	}, 90_000);
 
 	afterAll(() => cluster?.stop(), 60_000);

@@ -149,15 +149,7 @@ describeCluster("Server Events across gateways over NATS", () => {
 
 	beforeAll(async () => {
 		cluster = await TestCluster.start();
-		[a, b] = await Promise.all([
-			cluster.startGateway("gateway-a"),
-			cluster.startGateway("gateway-b"),
-			cluster.startNode("users-1", "users"),
-			cluster.startNode("graph-1", "graph"),
-			cluster.startNode("posts-1", "posts"),
-			cluster.startNode("others-1", "venues,systems"),
-		]);
-		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+		[a, b] = await cluster.startTwoGateways();
 	}, 90_000);
 	afterAll(async () => {
 		await Promise.all(open.splice(0).map(events => events.stop()));

@@ -94,6 +94,16 @@ export class TestCluster {
 		return new GatewayClient(`http://127.0.0.1:${port}`);
 	}
 
+	/** Two gateways and a node per domain (posts on each of `postsNodes`), all ready: for what crosses gateways. Gateways A and B. */
+	async startTwoGateways(postsNodes = ["posts-1"]): Promise<[GatewayClient, GatewayClient]> {
+		const gateways = Promise.all([this.startGateway("gateway-a"), this.startGateway("gateway-b")]);
+		const others = [this.startNode("users-1", "users"), this.startNode("graph-1", "graph"), ...postsNodes.map(name => this.startNode(name, "posts")), this.startNode("others-1", "venues,systems")];
+		await Promise.all([gateways, ...others]);
+		const [a, b] = await gateways;
+		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
+		return [a, b];
+	}
+
 	node(name: string): ClusterNode {
 		const node = this.nodes.get(name);
 		if (!node) throw new Error(`No node ${name}`);

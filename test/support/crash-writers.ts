@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { CrashClient, png } from "./crash-client";
+import { CrashClient } from "./crash-client";
+import { png } from "./png";
 
 /** What the load was given before the first kill: every write of a cycle refers to these. */
 export interface CrashFixture {
