@@ -93,6 +93,16 @@ describe("Server Events in one process", () => {
 		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([open.Id]);
 	});
 
+	test("signing out ends the session's streams: a post after it never reaches them", async () => {
+		const [leaver, stayer, author] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		await Promise.all([follow(leaver, author), follow(stayer, author)]);
+		const [leaverEvents, stayerEvents] = await Promise.all([streamOf(leaver), streamOf(stayer)]);
+		expect((await leaver.http("GET", "/auth/logout")).status).toBe(200);
+		const after = await post(author, { Content: "after the sign-out" });
+		await stayerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === after.Id);
+		expect(leaverEvents.bodies("cmd.Post")).toEqual([]);
+	});
+
 	test("a new follow takes effect on an open stream; new connections reach both users", async () => {
 		const [reader, author] = await Promise.all([plaza.signUp(), plaza.signUp()]);
 		const events = await streamOf(reader);

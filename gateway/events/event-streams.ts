@@ -5,6 +5,8 @@ import { Caller, callerOf, isAdmin } from "../../shared/caller";
 import { StreamEvent, streamRecords } from "../../shared/streams/stream-event";
 import { writerFor } from "../../shared/wire/write";
 import { PlazaError } from "../../shared/errors";
+import { onInvalidation } from "../../shared/cache/node-caches";
+import { sessionCache } from "../../shared/sessions";
 import { wireJson } from "../respond";
 import { Missed, ReplayBuffer } from "./replay-buffer";
 import { Subscription, SubscriptionMeta } from "./subscription";
@@ -74,6 +76,12 @@ export class EventStreams {
 		scopes.onChange(service.broker, userIds => {
 			this.refresh(userIds).catch((err: unknown) => this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"));
 		});
+		// A session that ends (signed out, its account taken back) ends its streams on every gateway: its events must stop with it.
+		onInvalidation(service.broker, (cache, keys) => {
+			if (cache !== sessionCache.name) return;
+			const ended = new Set(keys);
+			for (const sub of [...this.byId.values()]) if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
+		});
 		// One sweep for all streams: a stream whose client stopped its heartbeats is ended, as ServiceStack does.
 		this.sweeper = setInterval(() => this.sweep(), Math.min(5_000, timings.idleTimeoutMs)).unref();
 	}
@@ -91,7 +99,7 @@ export class EventStreams {
 		if (request.res.destroyed) return;
 		const id = randomBytes(18).toString("base64url");
 		const meta = this.metaOf(caller, request.channels);
-		const sub = new Subscription(id, request.res, userId, request.address, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
+		const sub = new Subscription(id, request.res, userId, request.address, caller?.sessionKey, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
 		const { res } = request;
 		res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
 		res.socket?.setNoDelay(true);

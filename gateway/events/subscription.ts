@@ -25,6 +25,8 @@ export class Subscription {
 		/** The signed-in user's id; undefined for an anonymous stream (which gets nothing private) or the admin key. */
 		readonly userId: string | undefined,
 		readonly address: string | undefined,
+		/** The key of the session it was opened with: when that session ends (signed out, taken back), so does the stream. */
+		readonly sessionKey: string | undefined,
 		public channels: string[],
 		readonly meta: SubscriptionMeta,
 		/** What it listens for (keys of events) and its reach (who it is, for private events). */
