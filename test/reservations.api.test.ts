@@ -95,6 +95,26 @@ describe("reservations: invitations that become accounts", () => {
 		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "retried.again", Password: "welcome aboard" })).status).toBe(409);
 	});
 
+	test("a conversion cut off half-way and never retried is undone by the service's own sweep: no half account is left", async () => {
+		const reservation = (await invite()).body;
+		const members = Number((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers);
+		const orphan = await plaza.signUp({ UserName: "never.retried", Email: reservation.Email });
+		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId }, { caller: "reservations" });
+		await plaza
+			.db("reservations")
+			.run("UPDATE user_reservations SET conversion_state = 'pending', conversion_id = $2, conversion_user_id = $3, claimed_time = $4 WHERE id = $1", [reservation.Id, "cut-off", orphan.userId, Date.now() - 3600_000]);
+		expect((await orphan.http("GET", "/auth")).status).toBe(200);
+
+		const sweep = () => (plaza.broker.getLocalService("reservations") as unknown as { reopenCutOff(): Promise<number> }).reopenCutOff();
+		expect(await sweep()).toBe(1);
+		expect(await sweep()).toBe(0);
+		expect((await orphan.http("GET", "/auth")).status).toBe(401);
+		expect((await host.http("GET", `/Users/${orphan.userId}`)).status).toBe(404);
+		expect((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers).toBe(members);
+		// Open again: the invitee converts it as if nothing had happened.
+		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "swept.then.joined", Password: "welcome aboard" })).status).toBe(200);
+	});
+
 	test("only the owner of a venue or network invites into it; unknown ones are 404", async () => {
 		expect((await stranger.http("POST", "/Reservations", { Email: "x@example.org", VenueId: venueId })).status).toBe(403);
 		expect((await stranger.http("POST", "/Reservations", { Email: "x@example.org", NetworkId: networkId })).status).toBe(403);

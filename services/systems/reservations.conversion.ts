@@ -75,6 +75,30 @@ export class ReservationConversion {
 		}
 	}
 
+	/**
+	 * Makes every conversion cut off more than a lease ago absent, whether or not its guest retries:
+	 * takes its claim over, undoes what the claim names (the account can no longer sign in, its
+	 * memberships go) and opens the reservation again. Of nodes sweeping at once, one takes each claim;
+	 * one whose undo fails keeps it, for the next sweep. Returns how many were reopened.
+	 */
+	async reopenCutOff(ctx: Context): Promise<number> {
+		let reopened = 0;
+		for (const id of await this.repo.cutOff(Date.now() - this.leaseMs)) {
+			const reservation = await this.repo.find(id);
+			const attempt = newGuid();
+			const now = Date.now();
+			const claim = reservation && (await this.repo.claim(id, attempt, now, now - this.leaseMs));
+			if (!reservation || !claim) continue;
+			try {
+				if (claim.staleUserId) await this.undo(ctx, reservation, claim.staleUserId);
+				if (await this.repo.release(id, attempt)) reopened += 1;
+			} catch (err) {
+				this.logger.warn(`Undoing the cut-off conversion of reservation ${id} failed; the next sweep tries again:`, err);
+			}
+		}
+		return reopened;
+	}
+
 	/** The account (with the Id recorded for it), its memberships, its session. */
 	private async convert(ctx: Context<ConvertInput, SessionMeta>, reservation: StoredReservation, attempt: string, accountId: string): Promise<Registration> {
 		const { VenueId: venueId, NetworkId: networkId } = reservation;

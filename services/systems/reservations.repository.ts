@@ -95,6 +95,12 @@ export class ReservationsRepository {
 		return (await this.db.run(`UPDATE user_reservations SET conversion_state = 'done', converted_time = $3 WHERE ${heldBy}`, [id, attemptId, now])) > 0;
 	}
 
+	/** Reservations whose conversion was claimed and not heard of since `staleBefore`: cut off (at most `limit`). */
+	async cutOff(staleBefore: number, limit = 100): Promise<string[]> {
+		const rows = await this.db.all<{ id: string }>(`SELECT id FROM user_reservations WHERE conversion_state = 'pending' AND claimed_time <= $1 LIMIT ${limit}`, [staleBefore]);
+		return rows.map(row => row.id);
+	}
+
 	/** Opens the reservation again once the attempt's steps are undone. */
 	async release(id: string, attemptId: string): Promise<boolean> {
 		return (await this.db.run(`UPDATE user_reservations SET conversion_state = 'open', conversion_id = NULL, conversion_user_id = NULL, claimed_time = NULL WHERE ${heldBy}`, [id, attemptId])) > 0;

@@ -14,10 +14,12 @@ import { systemsOperations } from "../../shared/catalogue";
 
 interface ReservationsVars {
 	conversion: ReservationConversion;
+	sweeper?: NodeJS.Timeout;
 }
 
 interface ReservationsMethods {
 	checkOwner(ctx: Context, action: string, id: string, what: string): Promise<void>;
+	reopenCutOff(): Promise<number>;
 }
 
 /**
@@ -36,6 +38,17 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 
 		created() {
 			this.conversion = new ReservationConversion(this.repo, conversionLeaseMs(config), this.logger);
+		},
+
+		// Conversions cut off by a crash are made absent at start and then every lease, retried or not.
+		started() {
+			const sweep = () => void this.reopenCutOff().catch((err: unknown) => this.logger.warn("Reopening cut-off conversions failed:", err));
+			sweep();
+			this.sweeper = setInterval(sweep, conversionLeaseMs(config)).unref();
+		},
+
+		stopped() {
+			clearInterval(this.sweeper);
 		},
 
 		actions: {
@@ -61,6 +74,14 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 		},
 
 		methods: {
+			/** The sweep, as a call of this service (the users, venues and graph actions it undoes with take only their known callers). */
+			async reopenCutOff() {
+				const ctx = Context.create(this.broker);
+				ctx.service = this;
+				ctx.meta = {};
+				return this.conversion.reopenCutOff(ctx);
+			},
+
 			async checkOwner(ctx: Context, action: string, id: string, what: string) {
 				const [found] = await readCall<Array<{ OwnerId?: string }>, { ids: string[] }>(ctx, action, { ids: [id] });
 				if (!found) throw failures.notFound(`${what} ${id}`);
