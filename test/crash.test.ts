@@ -11,7 +11,8 @@ import { formatFigures, proveCrashes } from "./support/crash-prover";
  * one whole or absent, every count equal to what it counts. A short run here; long runs:
  * `npm run prove:crash -- --cycles 100`.
  */
-const cycles = Number(process.env.PLAZA_CRASH_CYCLES ?? 3);
+// Two cycles per engine in npm test (a kill, a restart and the checks, twice); the provers run hundreds.
+const cycles = Number(process.env.PLAZA_CRASH_CYCLES ?? 2);
 const engines: Array<[CrashEngine, boolean]> = [
 	["sqlite", true],
 	["postgres", postgresTestsOn],
