@@ -110,9 +110,9 @@ describe("what `npm start` says", () => {
 		await until(() => /SIGINT received/.test(proc.output()), proc, 3000);
 		const secondAt = Date.now();
 		proc.child.kill("SIGINT");
-		// The gateway would wait up to 10 s for the held request; the second signal does not.
+		// The gateway would wait up to 10 s for the held request; the second signal does not (5 s: a loaded machine took 3).
 		expect(await proc.exited).toBe(130);
-		expect(Date.now() - secondAt).toBeLessThan(2000);
+		expect(Date.now() - secondAt).toBeLessThan(5000);
 		held.destroy();
 		expect(proc.output()).toMatch(/SIGINT received again, exiting without waiting/);
 	});

@@ -78,20 +78,38 @@ export class TestCluster {
 	 */
 	startNode(name: string, services: string, extra: Record<string, string> = {}): Promise<ClusterNode> {
 		return this.boots.run(async () => {
-			const probePort = this.nodes.get(name)?.probePort ?? (await freePort());
-			const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
-			const node = { name, services, probePort, process };
-			this.nodes.set(name, node);
-			await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 60_000, process);
-			return node;
+			const again = this.nodes.get(name)?.probePort;
+			for (let attempt = 1; ; attempt++) {
+				const probePort = again ?? (await freePort());
+				const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
+				const node = { name, services, probePort, process };
+				this.nodes.set(name, node);
+				try {
+					await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 60_000, process);
+					return node;
+				} catch (err) {
+					// A probe port found free, then taken by another process before the node bound it: another one.
+					if (again !== undefined || attempt >= 3 || !/EADDRINUSE/.test(process.output()) || "PORT" in extra) throw err;
+				}
+			}
 		});
 	}
 
-	/** Starts a gateway node on a port of its own: its client. */
+	/**
+	 * Starts a gateway node on a port of its own: its client. A port found free can be taken by another
+	 * process before the gateway binds it (two test runs at once): then it starts again on another.
+	 */
 	async startGateway(name: string): Promise<GatewayClient> {
-		const port = await freePort();
-		await this.startNode(name, "gateway", { PORT: String(port) });
-		return new GatewayClient(`http://127.0.0.1:${port}`);
+		for (let attempt = 1; ; attempt++) {
+			const port = await freePort();
+			try {
+				await this.startNode(name, "gateway", { PORT: String(port) });
+				return new GatewayClient(`http://127.0.0.1:${port}`);
+			} catch (err) {
+				if (attempt >= 3 || !/EADDRINUSE/.test(this.node(name).process.output())) throw err;
+				this.nodes.delete(name); // new ports, both
+			}
+		}
 	}
 
 	/** Two gateways and a node per domain (posts on each of `postsNodes`), all ready: for what crosses gateways. Gateways A and B. */
