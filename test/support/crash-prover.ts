@@ -20,6 +20,9 @@ export interface CrashRun {
 	log?: (line: string) => void;
 }
 
+/** Writes a cycle has acknowledged before its kill, at least (the kill then comes at the first moment after both this and its random delay). */
+const minAcksPerCycle = 5;
+
 /**
  * The crash proof: a deployment on `engine`, writers of every kind under concurrent load, SIGKILL
  * at a random moment, restart on the same store, `cycles` times; then everything read back.
@@ -32,8 +35,11 @@ export async function proveCrashes({ engine, cycles, writers = 8, maxRunMs = 150
 		const ledger = emptyLedger();
 		for (let cycle = 0; cycle < cycles; cycle++) {
 			let running = true;
+			const ackedBefore = countAcknowledged(ledger);
 			const load = Array.from({ length: writers }, (_, w) => writer(target.api, fixture, ledger, cycle, w, () => running));
 			await new Promise(resolve => setTimeout(resolve, 200 + Math.random() * (maxRunMs - 200)));
+			// A kill before the load got going proves nothing (seen on a machine loaded by a second test run): at least a few writes first.
+			for (const giveUpAt = Date.now() + 10_000; countAcknowledged(ledger) < ackedBefore + minAcksPerCycle && Date.now() < giveUpAt;) await new Promise(resolve => setTimeout(resolve, 50));
 			await target.kill();
 			running = false;
 			await Promise.all(load);
