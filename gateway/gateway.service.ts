@@ -5,6 +5,7 @@ import { PlazaConfig } from "../shared/config";
 import { registerOperationMetrics } from "../shared/metrics";
 import { HttpGateway } from "./http-gateway";
 import { StreamEvent, streamEventName } from "../shared/streams/stream-event";
+import { applyInvalidation } from "../shared/cache/invalidation";
 import { onReaderScopeChange, readerScope } from "../services/posts/post-events";
 
 /**
@@ -21,6 +22,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 		events: {
 			// Every gateway hears what happened (broadcast) and writes it to the streams it reaches.
 			[streamEventName](ctx: Context<StreamEvent>) {
+				// What it makes stale first (kept lists a new post joins): a stream's client may read the API on hearing it.
+				if (ctx.params?.drops) applyInvalidation(this.broker, ctx.params.drops);
 				gateway?.streams.deliver(ctx.params);
 			},
 		},

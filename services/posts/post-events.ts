@@ -2,7 +2,7 @@ import { Context, ServiceBroker } from "moleculer";
 import { announce, userKey } from "../../shared/streams/stream-event";
 import { audienceCache, audienceOf } from "../../shared/audience";
 import { onInvalidation } from "../../shared/cache/node-caches";
-import { feedSources, postSources, recipient } from "./post-lists";
+import { feedSources, postListSources, postSources, recipient } from "./post-lists";
 import { reachOf } from "./posts.sql";
 import { PostRow } from "./posts.rows";
 
@@ -11,14 +11,19 @@ import { PostRow } from "./posts.rows";
  * it joins (the same sources the kept feeds are dropped by), comments and tags to the post's author.
  */
 
-/** A post was created: to every stream whose feed reads one of its sources; a private one only to its audience. */
+/**
+ * A post was created: it joins the lists of its sources, so the kept pages read from them are
+ * dropped, and it goes to every stream whose feed reads one of them (a private one only to its
+ * audience). One event does both: the sources are the same keys.
+ */
 export function postAnnounced(ctx: Context, post: PostRow, record: unknown, tags: readonly string[], recipientIds: readonly string[]): Promise<void> {
-	return announce(ctx, "Post", record, postSources(post, tags, recipientIds), post.IsPrivate ? [post.AuthorId, ...recipientIds] : undefined);
+	const sources = postSources(post, tags, recipientIds);
+	return announce(ctx, "Post", record, sources, { readers: post.IsPrivate ? [post.AuthorId, ...recipientIds] : undefined, drops: { cache: postListSources.name, keys: sources } });
 }
 
 /** A post was addressed to one more user or network: to the streams it now reaches through that recipient alone. */
 export function recipientAnnounced(ctx: Context, post: PostRow, record: unknown, recipientId: string): Promise<void> {
-	return announce(ctx, "Post", record, [recipient(recipientId)], post.IsPrivate ? [recipientId] : undefined);
+	return announce(ctx, "Post", record, [recipient(recipientId)], { readers: post.IsPrivate ? [recipientId] : undefined });
 }
 
 /** A comment on a post: to its author (who always sees their own post). */

@@ -29,11 +29,6 @@ export function postSources(post: PostRow, tags: readonly string[], recipientIds
 	return [author(post.AuthorId), ...(post.ContextId ? [context(post.ContextId)] : []), ...recipientIds.map(recipient), ...tags.map(tag), allPosts];
 }
 
-/** A post joined the lists of its sources (created): every kept page read from one of them goes. */
-export function postListed(ctx: Context, post: PostRow, tags: readonly string[], recipientIds: readonly string[]): Promise<void> {
-	return invalidate(ctx, postListSources, postSources(post, tags, recipientIds));
-}
-
 /** A post was addressed to one more user or network: lists of what reaches that recipient may now show it. */
 export function recipientListed(ctx: Context, recipientId: string): Promise<void> {
 	return invalidate(ctx, postListSources, [recipient(recipientId)]);

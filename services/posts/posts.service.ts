@@ -11,7 +11,7 @@ import { Names } from "./post-records";
 import { checkContext } from "./post-context";
 import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
-import { feedSources, keepPostList, postListed, recipientListed, searchSources, tagListed } from "./post-lists";
+import { feedSources, keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
 import { commentAnnounced, postAnnounced, recipientAnnounced, tagAnnounced } from "./post-events";
@@ -59,7 +59,6 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
 				const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 				await this.repo.createPost(post, tags, recipients);
-				await postListed(ctx, post, values, recipientIds(recipients));
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
 				const record = names.post(post, tags, recipientRows, [], []);
 				await postAnnounced(ctx, post, record, values, recipientIds(recipients));

@@ -2,6 +2,7 @@ import Joi from "joi";
 import { Context } from "moleculer";
 import { Comment, Post, Tag } from "../records/posts";
 import { Connection, NetworkMember } from "../records/graph";
+import { applyInvalidation, Invalidation } from "../cache/invalidation";
 
 /** The Moleculer event (broadcast: every gateway of the cluster hears it) that carries what happened to users' streams. */
 export const streamEventName = "plaza.stream";
@@ -24,6 +25,14 @@ export interface StreamEvent {
 	body: unknown;
 	keys: string[];
 	readers?: string[];
+	/** What kept answers it makes stale (a new post: the kept lists of its sources), dropped by every gateway before its streams hear it. */
+	drops?: Invalidation;
+}
+
+/** Who may read an event, and what kept answers it makes stale. */
+export interface Announcing {
+	readers?: readonly string[];
+	drops?: Invalidation;
 }
 
 /** The key of what is addressed to one user (comments on their posts, their connections). */
@@ -43,9 +52,12 @@ export function nextStreamEventId(now = Date.now()): number {
 /**
  * Tells every gateway what happened, after the write and before the answer. A failure to tell is
  * logged, never the write's failure: the write is done, and a stream can miss an event (a reload).
+ * What it drops is dropped on this node at once (a gateway here may get the answer before the event,
+ * as with `invalidate`), and by every gateway on hearing it: one packet per node for both.
  */
-export async function announce(ctx: Context, type: StreamRecordType, body: unknown, keys: readonly string[], readers?: readonly string[]): Promise<void> {
-	const event: StreamEvent = { id: nextStreamEventId(), type, body, keys: [...new Set(keys)], ...(readers ? { readers: [...new Set(readers)] } : {}) };
+export async function announce(ctx: Context, type: StreamRecordType, body: unknown, keys: readonly string[], { readers, drops }: Announcing = {}): Promise<void> {
+	const event: StreamEvent = { id: nextStreamEventId(), type, body, keys: [...new Set(keys)], ...(readers ? { readers: [...new Set(readers)] } : {}), ...(drops ? { drops } : {}) };
+	if (drops) applyInvalidation(ctx.broker, drops);
 	try {
 		await ctx.broadcast(streamEventName, event);
 	} catch (err) {
