@@ -5,7 +5,7 @@ import { Migration, migrate } from "../shared/persistence/sql/migrations";
 import { PostgresDatabase } from "../shared/persistence/sql/postgres";
 import { SqliteDatabase } from "../shared/persistence/sql/sqlite";
 import { hashPassword } from "../shared/passwords";
-import { newGuid } from "../shared/wire/guid";
+import { newGuid, newOrderedGuid } from "../shared/wire/guid";
 import { UsersRepository } from "../services/users/users.repository";
 import { usersMigrations } from "../services/users/users.schema";
 import { GraphRepository } from "../services/graph/graph.repository";
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
 		const authorId = userIds[Math.floor(rand() * userCount)];
 		const isPrivate = i % 10 === 3;
 		const post: PostRow = {
-			Id: newGuid(),
+			Id: newOrderedGuid(now),
 			AuthorId: authorId,
 			IsPrivate: isPrivate,
 			Content: `Post ${i}: ${"lorem ipsum dolor sit amet ".repeat(1 + (i % 4))}`,
@@ -133,13 +133,13 @@ async function main(): Promise<void> {
 			ExpirationDate: undefined,
 		};
 		const values = [`topic${Math.floor(rand() * 500)}`, ...(i % 5 === 0 ? [commonTag] : []), ...(i % 10_000 === 7 ? [rareTag] : [])];
-		const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
+		const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 		const recipients: NewRecipient[] = isPrivate ? [{ id: pick(userIds), type: "User" }, ...(i % 20 === 3 ? [{ id: pick(networks), type: "Network" as const }] : [])] : [];
 		await posts.createPost(post, tags, recipients);
 		const comments = i % 100 === 0 ? 10 : i % 10 === 1 ? 1 : 0;
 		for (let c = 0; c < comments; c++) {
 			const at = now + c + 1;
-			await posts.addComment({ Id: newGuid(), PostId: post.Id, AuthorId: pick(userIds), Content: `Comment ${c} on post ${i}`, ContentCreatedTime: at, CreatedTime: at, UpdatedTime: at }, "Someone commented");
+			await posts.addComment({ Id: newOrderedGuid(at), PostId: post.Id, AuthorId: pick(userIds), Content: `Comment ${c} on post ${i}`, ContentCreatedTime: at, CreatedTime: at, UpdatedTime: at }, "Someone commented");
 		}
 		if (comments === 10 && !isPrivate && postsWithComments.length < 200) postsWithComments.push(post.Id);
 	});

@@ -1,4 +1,4 @@
-import { newGuid, parseGuid } from "../shared/wire/guid";
+import { newGuid, newOrderedGuid, parseGuid } from "../shared/wire/guid";
 import { escapeWireDates, parseWireDate, toWireDate } from "../shared/wire/dates";
 import { binderFor } from "../shared/wire/bind";
 import { w } from "../shared/wire/schema";
@@ -7,6 +7,16 @@ describe("GUIDs", () => {
 	test("are made in the N form", () => {
 		expect(newGuid()).toMatch(/^[0-9a-f]{32}$/);
 		expect(newGuid()).not.toBe(newGuid());
+	});
+
+	test("made for posts, tags and comments are version 7 UUIDs that sort by their time", () => {
+		const at = Date.UTC(2026, 10, 24, 12, 0, 0, 5);
+		const ids = [newOrderedGuid(at), newOrderedGuid(at + 1), newOrderedGuid(at + 1000)];
+		for (const id of ids) expect(id).toMatch(/^[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+		expect(ids[0].slice(0, 12)).toBe(at.toString(16).padStart(12, "0"));
+		expect([...ids].sort()).toEqual(ids);
+		expect(newOrderedGuid(at)).not.toBe(newOrderedGuid(at));
+		expect(parseGuid(ids[0])).toBe(ids[0]);
 	});
 
 	test.each([

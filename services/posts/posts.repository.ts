@@ -2,7 +2,7 @@ import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database"
 import { anchorOf, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
-import { newGuid } from "../../shared/wire/guid";
+import { newOrderedGuid } from "../../shared/wire/guid";
 import { PostLists } from "./posts.feed";
 import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
 import { Params, Reader, visibleSql } from "./posts.sql";
@@ -99,7 +99,7 @@ export class PostsRepository {
 				 SELECT p.id, $2, $3, $4, CAST($5 AS INTEGER), (SELECT COALESCE(MAX(position) + 1, 0) FROM post_tags WHERE post_id = $1), CAST($6 AS BIGINT), CAST($6 AS BIGINT), p.created_time, p.is_private, p.expires_at
 				 FROM posts p WHERE p.id = $1
 				 ON CONFLICT (post_id, name) DO NOTHING RETURNING ${tagColumns}`,
-				[postId, name, newGuid(), value, tagType, now],
+				[postId, name, newOrderedGuid(now), value, tagType, now],
 			);
 			if (row) {
 				await addActivity(tx, postId, `Tagged ${value}`, now);
@@ -262,6 +262,6 @@ async function insertComment(db: SqlExecutor, c: CommentRow, onConflict: string)
 
 /** An activity on a post, and the post's UpdatedTime: written only by the call whose change happened. */
 async function addActivity(tx: SqlExecutor, postId: string, message: string, now: number): Promise<void> {
-	await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4)", [newGuid(), postId, message, now]);
+	await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4)", [newOrderedGuid(now), postId, message, now]);
 	await tx.run("UPDATE posts SET updated_time = $2 WHERE id = $1", [postId, now]);
 }

@@ -1,7 +1,7 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
-import { newGuid } from "../../shared/wire/guid";
+import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
 import { audienceOf } from "../../shared/audience";
@@ -54,10 +54,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					return recipient;
 				});
 				const now = Date.now();
-				const post: PostRow = { Id: newGuid(), ...fields, CreatedTime: now, UpdatedTime: now, ContentCreatedTime: now, ContentUpdatedTime: now };
+				const post: PostRow = { Id: newOrderedGuid(now), ...fields, CreatedTime: now, UpdatedTime: now, ContentCreatedTime: now, ContentUpdatedTime: now };
 				// Tags are unique per post whatever their case; the first spelling wins.
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
-				const tags: TagRow[] = values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
+				const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 				await this.repo.createPost(post, tags, recipients);
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
 				const record = names.post(post, tags, recipientRows, [], []);
@@ -125,7 +125,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				if (!author) throw failures.notFound(`User ${ctx.params.AuthorId}`);
 				const now = Date.now();
 				const comment: CommentRow = {
-					Id: newGuid(),
+					Id: newOrderedGuid(now),
 					PostId: post.Id,
 					ContextId: post.ContextId,
 					AuthorId: ctx.params.AuthorId,

@@ -5,6 +5,19 @@ export function newGuid(): string {
 	return randomUUID().replace(/-/g, "");
 }
 
+/**
+ * A GUID for a record written at a high rate (a post, its tags, comments, activities): a version 7
+ * UUID in the N form, its first 48 bits the time in milliseconds and 74 random bits after. Records
+ * made one after another sit side by side in every index keyed by id, so that an insert appends to
+ * the index instead of dirtying a random page of it (a page written to the log, then to the file).
+ */
+export function newOrderedGuid(now = Date.now()): string {
+	// A random (version 4) UUID with its first 48 bits replaced by the time and its version nibble
+	// by 7: randomUUID draws from a pool, where randomBytes asks the system each time (measured: 11 %
+	// of CreatePost's CPU for three ids).
+	return now.toString(16).padStart(12, "0").slice(-12) + "7" + newGuid().slice(13);
+}
+
 const forms = [
 	/^[0-9a-f]{32}$/i, // N
 	/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, // D
