@@ -66,9 +66,13 @@ export class PlazaConsoleLogger extends Loggers.Console {
 	override getLogHandler(bindings: Bindings): LogHandler | null {
 		const handler = super.getLogHandler(bindings);
 		if (!handler) return null;
+		const shown = Loggers.Console.LEVELS.indexOf(this.getLogLevel(bindings.mod) ?? "info");
 		return (level, args) => {
+			const as = level === "info" && isChatter(args) ? "debug" : level;
+			// Lines below the level are dropped before they are shaped: a request's debug lines cost nothing at warn.
+			if (Loggers.Console.LEVELS.indexOf(as) > shown) return;
 			const shaped = this.format === "json" ? (isFields(args[0]) ? [jsonFields(args[0]), ...args.slice(1)] : args) : shortArgs(args);
-			handler(level === "info" && isChatter(args) ? "debug" : level, shaped);
+			handler(as, shaped);
 		};
 	}
 }
