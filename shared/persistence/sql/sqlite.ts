@@ -139,7 +139,11 @@ export class SqliteDatabase implements SqlDatabase {
 		// neither a crash nor a power cut loses it. No automatic checkpoint: SQLite at synchronous=OFF would
 		// reuse the log before the database file is on disk (see checkpoint).
 		// mmap: pages are read in place rather than copied into SQLite's cache (reads of many rows about 1.5× faster here).
-		this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000; PRAGMA mmap_size = ${mmapBytes}`);
+		// temp_store in memory: each transaction is a savepoint of its group, whose undo pages SQLite would
+		// otherwise write to a temporary file (measured: a post with two tags 100 → 64 µs in the store).
+		this.db.exec(
+			`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000; PRAGMA mmap_size = ${mmapBytes}; PRAGMA temp_store = MEMORY`,
+		);
 		if (options.bulkLoad) this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY");
 		this.files = file && !options.bulkLoad ? new WalFiles(file) : undefined;
 	}
