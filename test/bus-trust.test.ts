@@ -42,6 +42,17 @@ describe("the seal of a packet", () => {
 		expect(packetSeal(clusterSecret, { now: clock }).open("INFO", "posts-1", broadcast)).toMatchObject({ ok: true });
 	});
 
+	test("no two packets of a sender share a key and an IV, even in the same millisecond; each opens", () => {
+		const sender = packetSeal(clusterSecret, { now: clock });
+		const receiver = packetSeal(clusterSecret, { now: clock });
+		const sealed = Array.from({ length: 2_000 }, () => sender.seal("EVENT", undefined, packet));
+		// Key salt (bytes 2-17) and IV (bytes 26-37): the pair GCM must never see twice.
+		expect(new Set(sealed.map(p => p.toString("hex", 2, 18) + p.toString("hex", 26, 38))).size).toBe(2_000);
+		for (const p of sealed) expect(receiver.open("EVENT", "posts-1", p)).toMatchObject({ ok: true });
+		// Another sender (another process) has another key.
+		expect(packetSeal(clusterSecret, { now: clock }).seal("EVENT", undefined, packet).toString("hex", 2, 18)).not.toBe(sealed[0].toString("hex", 2, 18));
+	});
+
 	test("a packet altered anywhere, sealed under another secret, or plain, is dropped", () => {
 		const sealed = packetSeal(clusterSecret, { now: clock }).seal("REQ", "users-1", packet);
 		for (let at = 0; at < sealed.length; at += 7) {

