@@ -1,5 +1,11 @@
+import fs from "node:fs";
 import http from "node:http";
-import { startBenchPlaza, BenchPlaza } from "./plaza-process";
+import os from "node:os";
+import path from "node:path";
+import { startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
+import { load, LoadResult, RequestSpec, sample } from "./load";
+import { freePort } from "../test/support/process";
+import { TestNats } from "../test/support/nats";
 
 /**
  * `npm run bench:events [-- --streams 5000 --followers 1000 --runs 3]`: Server Events on one
@@ -7,11 +13,17 @@ import { startBenchPlaza, BenchPlaza } from "./plaza-process";
  * up), then with every stream open (each signed in as its own user, heartbeating as
  * ServerEventsClient does); then three posts by an author whom `followers` of those users follow,
  * and the time from the POST to each follower's stream receiving its cmd.Post (p50, p99, max).
+ * Then REST scenarios of `npm run bench` (R2 FindPost, R4 UserFeed, W1 CreatePost) as ratios to a
+ * raw node:http server, before the streams open and while they are open (heartbeating).
+ * `--distributed true`: two gateways, a posts node and a node of the other domains over a
+ * nats-server; `--readers` (200) streams on gateway B follow an author who posts through gateway A
+ * at `--rate` posts/s (10) for `--posts` posts (100): the delivery delay, POST sent to frame read.
  */
 const args = Object.fromEntries(process.argv.slice(2).flatMap((arg, i, all) => (arg.startsWith("--") ? [[arg.slice(2), all[i + 1]]] : [])));
 const streamCount = Number(args.streams ?? 5000);
 const followerCount = Math.min(Number(args.followers ?? 1000), streamCount);
 const runs = Number(args.runs ?? 3);
+const restSeconds = Number(args.seconds ?? 4);
 
 interface OpenStream {
 	received: Map<string, number>;
@@ -68,6 +80,7 @@ function openStream(base: string, token: string): Promise<OpenStream> {
 	});
 }
 
+const signed = (factor: number) => `${factor >= 1 ? "+" : ""}${(100 * (factor - 1)).toFixed(1)} %`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function run(index: number): Promise<void> {
@@ -82,6 +95,11 @@ async function run(index: number): Promise<void> {
 			tokens[i] = String(user.SessionId);
 			if (i < followerCount) await call(base, "POST", "/Subscriptions", { SubscriberId: user.UserId, SubscribedToId: author.UserId }, { "X-ss-id": tokens[i] });
 		});
+		const seedPost = await call(base, "POST", "/Posts", { AuthorId: author.UserId, Content: "kept by the gateway" }, authorHeaders);
+		const rest = restScenarios(String(seedPost.Id), tokens.slice(followerCount - 50, followerCount), await userIdsOf(base, tokens.slice(followerCount - 50, followerCount)));
+		// Warmed first (compiled, caches filled), so that "without" is not also "cold".
+		for (const spec of Object.values(rest)) await load(base, spec, 2);
+		const restWithout = await measureRest(base, rest);
 		global.gc?.();
 		await new Promise(resolve => setTimeout(resolve, 2_000));
 		const idleRss = plaza.rssMb();
@@ -91,14 +109,18 @@ async function run(index: number): Promise<void> {
 			streams[i] = await openStream(base, tokens[i]);
 		});
 		const openMs = Date.now() - opening;
-		// Heartbeats as ServerEventsClient sends them, so that no stream is ended as idle (30 s).
+		// Heartbeats as ServerEventsClient sends them (every 10 s per stream, so that none is ended as idle
+		// at 30 s), spread over the interval as clients that connected at different moments send them.
+		let beat = 0;
 		const heartbeats = setInterval(() => {
-			for (const s of streams)
+			const slice = streamCount / 100;
+			for (const s of streams.slice(Math.round((beat % 100) * slice), Math.round(((beat % 100) + 1) * slice)))
 				void fetch(`${base}/event-heartbeat?id=${s.subscriptionId}`, { method: "POST" }).then(
 					r => r.text(),
 					() => undefined,
 				);
-		}, 10_000);
+			beat++;
+		}, 100);
 		await new Promise(resolve => setTimeout(resolve, 3_000));
 		const openRss = plaza.rssMb();
 		const fanOuts: string[] = [];
@@ -121,17 +143,125 @@ async function run(index: number): Promise<void> {
 			);
 			await new Promise(resolve => setTimeout(resolve, 1_000));
 		}
+		const restWith = await measureRest(base, rest);
 		clearInterval(heartbeats);
 		console.log(`run ${index}: ${streamCount} streams opened in ${openMs} ms; RSS idle ${idleRss} MB, with streams ${openRss} MB (+${openRss - idleRss} MB)`);
 		for (const line of fanOuts) console.log(`  ${line}`);
+		for (const name of Object.keys(rest)) {
+			const [without, within] = [restWithout[name], restWith[name]];
+			console.log(
+				`  ${name}: without streams ${without.plaza.rps.toFixed(0)} req/s (ratio ${without.ratio.toFixed(3)}, p99 ${without.plaza.p99} ms), with ${streamCount} open ${within.plaza.rps.toFixed(0)} req/s (ratio ${within.ratio.toFixed(3)}, p99 ${within.plaza.p99} ms): req/s ${signed(within.plaza.rps / without.plaza.rps)}, ratio ${signed(within.ratio / without.ratio)} (bar: within 10 %)`,
+			);
+		}
 		for (const s of streams) s.req.destroy();
 	} finally {
 		await plaza.stop();
 	}
 }
 
+/** Each reader's user id, from their session. */
+async function userIdsOf(base: string, tokens: string[]): Promise<string[]> {
+	return Promise.all(tokens.map(async token => String((await call(base, "GET", "/auth", undefined, { "X-ss-id": token })).UserId)));
+}
+
+/** R2, R4 and W1 as `npm run bench` sends them, by 50 signed-in readers. */
+function restScenarios(postId: string, tokens: string[], userIds: string[]): Record<string, RequestSpec> {
+	const as = (connection: number) => ({ "X-ss-id": tokens[connection % tokens.length] });
+	const userOf = (connection: number) => userIds[connection % userIds.length];
+	return {
+		"R2 FindPost": { method: "GET", path: () => `/Posts/${postId}`, headers: as },
+		"R4 UserFeed": { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20`, headers: as },
+		"W1 CreatePost": { method: "POST", path: () => "/Posts", body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark post ${i}`, Tags: ["bench", `t${i % 100}`] }), headers: as },
+	};
+}
+
+/** Each scenario against a reference answering Plaza's bytes, reference first: Plaza's rate as a ratio. */
+async function measureRest(base: string, scenarios: Record<string, RequestSpec>): Promise<Record<string, { plaza: LoadResult; ratio: number }>> {
+	const results: Record<string, { plaza: LoadResult; ratio: number }> = {};
+	for (const [name, spec] of Object.entries(scenarios)) {
+		const reference = await startReference(await sample(base, spec), os.tmpdir());
+		try {
+			const ref = await load(reference.url, spec, restSeconds);
+			const plaza = await load(base, spec, restSeconds);
+			results[name] = { plaza, ratio: plaza.rps / ref.rps };
+		} finally {
+			reference.stop();
+		}
+	}
+	return results;
+}
+
+/** Two gateways over NATS: an author posting through A, readers' streams on B. */
+async function distributed(index: number): Promise<void> {
+	const readerCount = Number(args.readers ?? 200);
+	const postCount = Number(args.posts ?? 100);
+	const rate = Number(args.rate ?? 10);
+	const nats = await TestNats.start();
+	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-events-"));
+	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir, PASSWORD_HASH_COST: "test", LOG_LEVEL: "error" };
+	const nodes = [startService({ ...common, SERVICES: "users,graph,venues,systems", NODE_ID: "bench-domains" }), startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts" })];
+	const gateways: BenchPlaza[] = [];
+	try {
+		for (const name of ["a", "b"]) gateways.push(await startBenchPlaza({ ...common, SERVICES: "gateway", PORT: String(await freePort()), NODE_ID: `bench-gateway-${name}` }, "/ready"));
+		const [a, b] = gateways.map(g => g.url);
+		const author = await untilAnswered(() => call(a, "POST", "/register", { UserName: `author${Date.now()}`, Password: "bench password", FirstName: "Author", LastName: "Bench", AutoLogin: true }));
+		for (const gateway of [a, b]) await untilAnswered(() => call(gateway, "GET", "/Search/Posts", undefined, { "X-ss-id": String(author.SessionId) }));
+		const tokens: string[] = new Array<string>(readerCount);
+		await each(readerCount, 8, async i => {
+			const user = await call(b, "POST", "/register", { UserName: `reader${i}x${Date.now()}`, Password: "bench password", FirstName: "Reader", LastName: "Bench", AutoLogin: true });
+			tokens[i] = String(user.SessionId);
+			await call(b, "POST", "/Subscriptions", { SubscriberId: user.UserId, SubscribedToId: author.UserId }, { "X-ss-id": tokens[i] });
+		});
+		const streams: OpenStream[] = [];
+		await each(readerCount, 32, async i => {
+			streams[i] = await openStream(b, tokens[i]);
+		});
+		const delays: number[] = [];
+		let missing = 0;
+		const sent = new Map<string, number>();
+		for (let n = 0; n < postCount; n++) {
+			const at = performance.now();
+			const post = await call(a, "POST", "/Posts", { AuthorId: author.UserId, Content: `across gateways ${n}` }, { "X-ss-id": String(author.SessionId) });
+			sent.set(String(post.Id), at);
+			await new Promise(resolve => setTimeout(resolve, Math.max(0, 1000 / rate - (performance.now() - at))));
+		}
+		await new Promise(resolve => setTimeout(resolve, 2_000));
+		for (const [id, at] of sent)
+			for (const s of streams) {
+				const got = s.received.get(id);
+				if (got === undefined) missing++;
+				else delays.push(got - at);
+			}
+		delays.sort((x, y) => x - y);
+		console.log(
+			`distributed run ${index}: ${postCount} posts at ${rate}/s through gateway A to ${readerCount} streams on gateway B: ${delays.length} deliveries, ${missing} missing; p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${delays.at(-1)?.toFixed(1)} ms (bar: p99 ≤ 150 ms)`,
+		);
+		for (const s of streams) s.req.destroy();
+	} finally {
+		for (const g of gateways) await g.stop();
+		for (const node of nodes) {
+			node.child.kill("SIGTERM");
+			await node.exited;
+		}
+		await nats.stop();
+		fs.rmSync(dataDir, { recursive: true, force: true });
+	}
+}
+
+/** `attempt`, again until it succeeds: the other nodes have been found. */
+async function untilAnswered<T>(attempt: () => Promise<T>): Promise<T> {
+	for (let i = 0; ; i++) {
+		try {
+			return await attempt();
+		} catch (err) {
+			if (i >= 600) throw err;
+			await new Promise(resolve => setTimeout(resolve, 100));
+		}
+	}
+}
+
 async function main(): Promise<void> {
-	for (let i = 1; i <= runs; i++) await run(i);
+	for (let i = 1; i <= runs; i++) await (args.distributed === "true" ? distributed(i) : run(i));
 }
 
 main().catch(err => {

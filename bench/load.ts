@@ -47,3 +47,16 @@ export async function load(base: string, spec: RequestSpec, seconds: number, con
 	});
 	return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
 }
+
+/** One answer of Plaza to the scenario's first request: the bytes a reference server answers. */
+export async function sample(url: string, spec: RequestSpec): Promise<{ status: number; contentType: string; body: Buffer }> {
+	const body = spec.body?.(0, 0);
+	const res = await fetch(url + spec.path(0, 0), {
+		method: spec.method,
+		headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(spec.headers?.(0) ?? {}) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const bytes = Buffer.from(await res.arrayBuffer());
+	if (res.status !== 200) throw new Error(`${spec.method} ${spec.path(0, 0)}: ${res.status} ${bytes.toString()}`);
+	return { status: res.status, contentType: res.headers.get("content-type") ?? "application/json", body: bytes };
+}

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { load, LoadResult, RequestSpec } from "./load";
+import { load, LoadResult, RequestSpec, sample } from "./load";
 import { parseArgs, SeedManifest } from "./manifest";
 import { BenchPlaza, rssMbOf, startBenchPlaza, startReference, startService } from "./plaza-process";
 import { freePort, mainScript } from "../test/support/process";
@@ -48,19 +48,6 @@ async function signIn(url: string, manifest: SeedManifest, count: number): Promi
 		sessions.push(((await res.json()) as { SessionId: string }).SessionId);
 	}
 	return sessions;
-}
-
-/** One answer of Plaza to the scenario's first request: the bytes the reference serves. */
-async function sample(url: string, spec: RequestSpec): Promise<{ status: number; contentType: string; body: Buffer }> {
-	const body = spec.body?.(0, 0);
-	const res = await fetch(url + spec.path(0, 0), {
-		method: spec.method,
-		headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(spec.headers?.(0) ?? {}) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const bytes = Buffer.from(await res.arrayBuffer());
-	if (res.status !== 200) throw new Error(`${spec.method} ${spec.path(0, 0)}: ${res.status} ${bytes.toString()}`);
-	return { status: res.status, contentType: res.headers.get("content-type") ?? "application/json", body: bytes };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
