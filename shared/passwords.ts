@@ -30,8 +30,10 @@ const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 102
 /**
  * Hashes run on libuv's few threads (4 by default) at about half a second each, so a burst of
  * sign-ups queues for longer than a call may take: the call times out while its account is still
- * made. So a hash is refused up front (503 with Retry-After: certainly not done) when the hashes
- * already waiting would not finish within `maxWaitMs` at the pace measured.
+ * made. So a hash that would queue is refused up front (503 with Retry-After: certainly not done)
+ * when the hashes already waiting would not finish within `maxWaitMs` at the pace measured. One that
+ * finds a thread free always starts: refusing it would not make it faster, and one slow hash (at
+ * start-up, on a loaded machine) set a pace that refused the next sign-ups for seconds.
  */
 const queue = { maxWaitMs: Infinity, pending: 0, lastDone: 0, sumMs: 0, done: 0 };
 
@@ -46,9 +48,9 @@ export function limitHashWait(ms: number): void {
 const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
 function admitHash(): void {
-	if (queue.maxWaitMs === Infinity) return;
+	if (queue.maxWaitMs === Infinity || queue.pending < threads) return;
 	const msPerHash = queue.done > 0 ? queue.sumMs / queue.done : undefined;
-	const expectedMs = msPerHash === undefined ? (queue.pending < threads ? 0 : Infinity) : (queue.pending + 1) * msPerHash;
+	const expectedMs = msPerHash === undefined ? Infinity : (queue.pending + 1) * msPerHash;
 	if (expectedMs <= queue.maxWaitMs) return;
 	const retryAfter = msPerHash === undefined ? 1 : Math.max(1, Math.ceil((expectedMs - queue.maxWaitMs) / 1000));
 	const error = new PlazaError(503, "ServiceUnavailable", `Too many passwords are being checked at once; nothing was done, retry in ${retryAfter} s`);

@@ -1,0 +1,20 @@
+import { hashPassword, limitHashWait, verifyPassword } from "../../shared/passwords";
+import { PlazaError } from "../../shared/errors";
+
+/** libuv's threads, as shared/passwords.ts counts them. */
+const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+
+describe("password hashes under a burst", () => {
+	test("a hash that finds a thread free always starts, however slow the pace; one that would queue past the wait is refused with 503", async () => {
+		// A wait no queued hash can meet: only those that find a free thread may start (the decoy takes one).
+		limitHashWait(1);
+		const started = Array.from({ length: threads - 1 }, (_, i) => hashPassword(`password ${i}`));
+		const refused = hashPassword("one too many");
+		await expect(refused).rejects.toMatchObject({ code: 503, type: "ServiceUnavailable" });
+		await expect(refused).rejects.toBeInstanceOf(PlazaError);
+		const hashes = await Promise.all(started);
+		expect(await verifyPassword("password 0", hashes[0])).toBe(true);
+		// The threads free again: the next one starts.
+		expect(await hashPassword("after the burst")).toMatch(/^scrypt\$/);
+	});
+});
