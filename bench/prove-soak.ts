@@ -64,7 +64,23 @@ async function main(): Promise<void> {
 		const deadline = started + minutes * 60_000;
 		const samples: Sample[] = [];
 		const rss: Array<{ at: number; mb: number }> = [{ at: 0, mb: plaza.rssMb() }];
-		const sampler = setInterval(() => rss.push({ at: Date.now() - started, mb: plaza.rssMb() }), 5000);
+		// The JavaScript heap apart from RSS: RSS swings with the password hashes in flight (128 MiB each at
+		// OWASP's cost) and grows with the store's mmap'd files; a leak shows in the heap.
+		const heap: Array<{ at: number; mb: number }> = [];
+		const sampleHeap = async () => {
+			const at = Date.now() - started;
+			const text = await fetch(`${plaza.url}/metrics`, { headers: { Authorization: `Bearer ${benchAdminKey}` } }).then(
+				r => r.text(),
+				() => "",
+			);
+			const bytes = Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1]);
+			if (bytes) heap.push({ at, mb: Math.round(bytes / 2 ** 20) });
+		};
+		await sampleHeap();
+		const sampler = setInterval(() => {
+			rss.push({ at: Date.now() - started, mb: plaza.rssMb() });
+			sampleHeap().catch(() => undefined);
+		}, 5000);
 		let n = 0;
 		await Promise.all(
 			Array.from({ length: concurrency }, async () => {
@@ -83,14 +99,20 @@ async function main(): Promise<void> {
 		);
 		clearInterval(sampler);
 		rss.push({ at: Date.now() - started, mb: plaza.rssMb() });
+		await sampleHeap();
 
-		console.log(`soak: ${minutes} min, ${concurrency} concurrent clients, ${samples.length} requests; RSS at start ${rss[0].mb} MB, at end ${rss[rss.length - 1].mb} MB, peak ${Math.max(...rss.map(r => r.mb))} MB`);
+		console.log(
+			`soak: ${minutes} min, ${concurrency} concurrent clients, ${samples.length} requests; RSS at start ${rss[0].mb} MB, at end ${rss[rss.length - 1].mb} MB, peak ${Math.max(...rss.map(r => r.mb))} MB; JS heap used at start ${heap[0]?.mb} MB, at end ${heap.at(-1)?.mb} MB`,
+		);
 		for (let m = 0; m < Math.ceil(minutes); m++) {
 			const inMinute = samples.filter(s => s.at >= m * 60_000 && s.at < (m + 1) * 60_000);
 			const ms = inMinute.map(s => s.ms).sort((a, b) => a - b);
 			const failed = inMinute.filter(s => s.status < 200 || s.status >= 300).length;
 			const rssThen = rss.filter(r => r.at < (m + 1) * 60_000).pop()?.mb;
-			console.log(`minute ${m + 1}: ${inMinute.length} requests (${Math.round(inMinute.length / 60)}/s), ${failed} failed, p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, RSS ${rssThen} MB`);
+			const heapInMinute = heap.filter(h => h.at >= m * 60_000 && h.at < (m + 1) * 60_000).map(h => h.mb);
+			console.log(
+				`minute ${m + 1}: ${inMinute.length} requests (${Math.round(inMinute.length / 60)}/s), ${failed} failed, p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, RSS ${rssThen} MB, JS heap used ${Math.min(...heapInMinute)}–${Math.max(...heapInMinute)} MB`,
+			);
 		}
 		const statuses: Record<number, number> = {};
 		for (const s of samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
