@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
 import { load, LoadResult, RequestSpec, sample } from "./load";
+import { parseArgs } from "./manifest";
 import { freePort } from "../test/support/process";
 import { TestNats } from "../test/support/nats";
 
@@ -19,7 +20,7 @@ import { TestNats } from "../test/support/nats";
  * nats-server; `--readers` (200) streams on gateway B follow an author who posts through gateway A
  * at `--rate` posts/s (10) for `--posts` posts (100): the delivery delay, POST sent to frame read.
  */
-const args = Object.fromEntries(process.argv.slice(2).flatMap((arg, i, all) => (arg.startsWith("--") ? [[arg.slice(2), all[i + 1]]] : [])));
+const args = parseArgs(process.argv.slice(2));
 const streamCount = Number(args.streams ?? 5000);
 const followerCount = Math.min(Number(args.followers ?? 1000), streamCount);
 const runs = Number(args.runs ?? 3);

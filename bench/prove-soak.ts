@@ -111,7 +111,7 @@ async function main(): Promise<void> {
 			const rssThen = rss.filter(r => r.at < (m + 1) * 60_000).pop()?.mb;
 			const heapInMinute = heap.filter(h => h.at >= m * 60_000 && h.at < (m + 1) * 60_000).map(h => h.mb);
 			console.log(
-				`minute ${m + 1}: ${inMinute.length} requests (${Math.round(inMinute.length / 60)}/s), ${failed} failed, p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, RSS ${rssThen} MB, JS heap used ${Math.min(...heapInMinute)}–${Math.max(...heapInMinute)} MB`,
+				`minute ${m + 1}: ${inMinute.length} requests (${Math.round(inMinute.length / 60)}/s), ${failed} failed, p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms, RSS ${rssThen} MB, JS heap used ${heapInMinute.length ? `${Math.min(...heapInMinute)}–${Math.max(...heapInMinute)}` : "?"} MB`,
 			);
 		}
 		const statuses: Record<number, number> = {};
