@@ -35,7 +35,10 @@ const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 102
  * finds a thread free always starts: refusing it would not make it faster, and one slow hash (at
  * start-up, on a loaded machine) set a pace that refused the next sign-ups for seconds.
  */
-const queue = { maxWaitMs: Infinity, pending: 0, lastDone: 0, sumMs: 0, done: 0 };
+const queue = { maxWaitMs: Infinity, pending: 0, lastDone: 0, intervals: [] as number[], next: 0 };
+
+/** How many recent intervals the pace is the median of. */
+const paceSamples = 31;
 
 /** The longest a hash may expect to wait for the threads before it is refused (the users service sets it from REQUEST_TIMEOUT_MS). */
 export function limitHashWait(ms: number): void {
@@ -47,9 +50,20 @@ export function limitHashWait(ms: number): void {
 /** Until a pace is measured, no more hashes at once than libuv has threads. */
 const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
+/**
+ * The pace: the median time between completions while busy (several threads finish together). A
+ * median, not a mean: one interval stretched by a stalled event loop (a loaded machine, a GC)
+ * made a mean of a few dozen refuse a whole burst of cheap hashes.
+ */
+function pace(): number | undefined {
+	if (queue.intervals.length === 0) return undefined;
+	const sorted = [...queue.intervals].sort((a, b) => a - b);
+	return sorted[sorted.length >> 1];
+}
+
 function admitHash(): void {
 	if (queue.maxWaitMs === Infinity || queue.pending < threads) return;
-	const msPerHash = queue.done > 0 ? queue.sumMs / queue.done : undefined;
+	const msPerHash = pace();
 	const expectedMs = msPerHash === undefined ? Infinity : (queue.pending + 1) * msPerHash;
 	if (expectedMs <= queue.maxWaitMs) return;
 	const retryAfter = msPerHash === undefined ? 1 : Math.max(1, Math.ceil((expectedMs - queue.maxWaitMs) / 1000));
@@ -58,21 +72,16 @@ function admitHash(): void {
 	throw error;
 }
 
-/** The pace: time between completions while busy (several threads finish together), averaged over the last few dozen. */
 function hashStarted(): void {
 	if (queue.pending++ === 0) queue.lastDone = Date.now();
 }
 
 function hashDone(): void {
 	const now = Date.now();
-	queue.sumMs += now - queue.lastDone;
-	queue.done += 1;
+	queue.intervals[queue.next] = now - queue.lastDone;
+	queue.next = (queue.next + 1) % paceSamples;
 	queue.lastDone = now;
 	queue.pending -= 1;
-	if (queue.done >= 32) {
-		queue.sumMs /= 2;
-		queue.done /= 2;
-	}
 }
 
 function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer> {
