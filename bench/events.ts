@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
+import { benchAdminKey, startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
 import { load, LoadResult, RequestSpec, sample } from "./load";
 import { parseArgs } from "./manifest";
 import { freePort } from "../test/support/process";
@@ -15,7 +15,9 @@ import { TestNats } from "../test/support/nats";
  * ServerEventsClient does); then three posts by an author whom `followers` of those users follow,
  * and the time from the POST to each follower's stream receiving its cmd.Post (p50, p99, max).
  * Then REST scenarios of `npm run bench` (R2 FindPost, R4 UserFeed, W1 CreatePost) as ratios to a
- * raw node:http server, before the streams open and while they are open (heartbeating).
+ * raw node:http server, in the order without, with, with, without (ABBA: the store grows with every
+ * W1 and the machine drifts, and both cancel out of the two means), the streams open and
+ * heartbeating in the middle two and all closed again before the last.
  * `--distributed true`: two gateways, a posts node and a node of the other domains over a
  * nats-server; `--readers` (200) streams on gateway B follow an author who posts through gateway A
  * at `--rate` posts/s (10) for `--posts` posts (100): the delivery delay, POST sent to frame read.
@@ -100,7 +102,7 @@ async function run(index: number): Promise<void> {
 		const rest = restScenarios(String(seedPost.Id), tokens.slice(followerCount - 50, followerCount), await userIdsOf(base, tokens.slice(followerCount - 50, followerCount)));
 		// Warmed first (compiled, caches filled), so that "without" is not also "cold".
 		for (const spec of Object.values(rest)) await load(base, spec, 2);
-		const restWithout = await measureRest(base, rest);
+		const restBefore = await measureRest(base, rest);
 		global.gc?.();
 		await new Promise(resolve => setTimeout(resolve, 2_000));
 		const idleRss = plaza.rssMb();
@@ -144,17 +146,25 @@ async function run(index: number): Promise<void> {
 			);
 			await new Promise(resolve => setTimeout(resolve, 1_000));
 		}
-		const restWith = await measureRest(base, rest);
+		const restWith = [await measureRest(base, rest), await measureRest(base, rest)];
 		clearInterval(heartbeats);
+		for (const s of streams) s.req.destroy();
+		const stillOpen = await untilClosed(base);
+		const restAfter = await measureRest(base, rest);
 		console.log(`run ${index}: ${streamCount} streams opened in ${openMs} ms; RSS idle ${idleRss} MB, with streams ${openRss} MB (+${openRss - idleRss} MB)`);
 		for (const line of fanOuts) console.log(`  ${line}`);
+		if (stillOpen > 0) console.log(`  ${stillOpen} streams were still open at the gateway during the last "without" block`);
 		for (const name of Object.keys(rest)) {
-			const [without, within] = [restWithout[name], restWith[name]];
+			const without = [restBefore[name], restAfter[name]];
+			const within = restWith.map(block => block[name]);
+			const mean = (rows: Array<{ ratio: number }>) => (rows[0].ratio + rows[1].ratio) / 2;
+			const meanRps = (rows: Array<{ plaza: LoadResult }>) => (rows[0].plaza.rps + rows[1].plaza.rps) / 2;
+			const rates = (rows: Array<{ plaza: LoadResult }>) => rows.map(r => r.plaza.rps.toFixed(0)).join(", ");
+			const ratios = (rows: Array<{ ratio: number }>) => rows.map(r => r.ratio.toFixed(3)).join(", ");
 			console.log(
-				`  ${name}: without streams ${without.plaza.rps.toFixed(0)} req/s (ratio ${without.ratio.toFixed(3)}, p99 ${without.plaza.p99} ms), with ${streamCount} open ${within.plaza.rps.toFixed(0)} req/s (ratio ${within.ratio.toFixed(3)}, p99 ${within.plaza.p99} ms): req/s ${signed(within.plaza.rps / without.plaza.rps)}, ratio ${signed(within.ratio / without.ratio)} (bar: within 10 %)`,
+				`  ${name}: without streams ${rates(without)} req/s (ratios ${ratios(without)}, p99 ${without.map(r => r.plaza.p99).join(", ")} ms), with ${streamCount} open ${rates(within)} req/s (ratios ${ratios(within)}, p99 ${within.map(r => r.plaza.p99).join(", ")} ms): mean ratio ${signed(mean(within) / mean(without))}, mean req/s ${signed(meanRps(within) / meanRps(without))} with streams (bar: within 10 %)`,
 			);
 		}
-		for (const s of streams) s.req.destroy();
 	} finally {
 		await plaza.stop();
 	}
@@ -247,6 +257,18 @@ async function distributed(index: number): Promise<void> {
 		await nats.stop();
 		fs.rmSync(dataDir, { recursive: true, force: true });
 	}
+}
+
+/** Waits (up to 10 s) until the gateway has let go of every stream; how many it still holds. */
+async function untilClosed(base: string): Promise<number> {
+	let open = 0;
+	for (let i = 0; i < 100; i++) {
+		const res = await fetch(`${base}/event-subscribers`, { headers: { Authorization: `Bearer ${benchAdminKey}` } });
+		open = ((await res.json()) as unknown[]).length;
+		if (open === 0) break;
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+	return open;
 }
 
 /** `attempt`, again until it succeeds: the other nodes have been found. */
