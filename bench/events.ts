@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { benchAdminKey, startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
+import { benchAdminKey, cpuShareOf, startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
 import { load, LoadResult, RequestSpec, sample } from "./load";
 import { parseArgs } from "./manifest";
 import { freePort } from "../test/support/process";
@@ -106,6 +106,7 @@ async function run(index: number): Promise<void> {
 		global.gc?.();
 		await new Promise(resolve => setTimeout(resolve, 2_000));
 		const idleRss = plaza.rssMb();
+		const idleCpu = await cpuShareOf(plaza.proc.child.pid!, 5_000);
 		const streams: OpenStream[] = new Array<OpenStream>(streamCount);
 		const opening = Date.now();
 		await each(streamCount, 64, async i => {
@@ -126,6 +127,8 @@ async function run(index: number): Promise<void> {
 		}, 100);
 		await new Promise(resolve => setTimeout(resolve, 3_000));
 		const openRss = plaza.rssMb();
+		// What the open streams cost the gateway in time, without the noise of a load beside them.
+		const openCpu = await cpuShareOf(plaza.proc.child.pid!, 5_000);
 		const fanOuts: string[] = [];
 		for (let round = 0; round < 3; round++) {
 			const sent = performance.now();
@@ -152,6 +155,7 @@ async function run(index: number): Promise<void> {
 		const stillOpen = await untilClosed(base);
 		const restAfter = await measureRest(base, rest);
 		console.log(`run ${index}: ${streamCount} streams opened in ${openMs} ms; RSS idle ${idleRss} MB, with streams ${openRss} MB (+${openRss - idleRss} MB)`);
+		console.log(`  the gateway's CPU, no request but heartbeats: ${idleCpu.toFixed(1)} % of a core idle, ${openCpu.toFixed(1)} % with the streams open`);
 		for (const line of fanOuts) console.log(`  ${line}`);
 		if (stillOpen > 0) console.log(`  ${stillOpen} streams were still open at the gateway during the last "without" block`);
 		for (const name of Object.keys(rest)) {

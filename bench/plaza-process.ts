@@ -54,6 +54,21 @@ export function rssMbOf(pid: number): number {
 	return Math.round(kb / 1024);
 }
 
+/** CPU time (user and system) the process has used so far, in ms (/proc's clock ticks are 10 ms on Linux). */
+export function cpuMsOf(pid: number): number {
+	const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+	// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+	const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+	return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The share of one core the process uses over the next `ms`, in %. */
+export async function cpuShareOf(pid: number, ms: number): Promise<number> {
+	const before = cpuMsOf(pid);
+	await new Promise(resolve => setTimeout(resolve, ms));
+	return (100 * (cpuMsOf(pid) - before)) / ms;
+}
+
 /** A raw node:http server answering `answer` (what Plaza answered) to every request. */
 export async function startReference(answer: { status: number; contentType: string; body: Buffer }, dir: string): Promise<{ url: string; stop(): void }> {
 	const file = path.join(dir, `answer-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
