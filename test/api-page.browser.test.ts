@@ -1,10 +1,8 @@
-import { Browser, chromium, Page } from "playwright-core";
+import { Browser, Page } from "playwright-core";
 import { catalogue } from "../shared/catalogue";
+import { launchChromium } from "./support/chromium";
 import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 
-/** Debian's Chromium (.ci/run installs it); these flags keep it off the closed network. Playwright gives it a fresh profile. */
-const executablePath = process.env.PLAZA_CHROMIUM ?? "/usr/bin/chromium";
-const args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 /** What these tests read of a page element (the DOM types are not in this project's lib). */
 type Shown = { textContent: string | null; getAttribute(name: string): string | null };
 
@@ -16,7 +14,7 @@ describe("the API page (Swagger UI) in headless Chromium", () => {
 
 	beforeAll(async () => {
 		plaza = await startPlaza();
-		browser = await chromium.launch({ executablePath, args, headless: true });
+		browser = await launchChromium();
 		page = await browser.newPage();
 		page.on("pageerror", err => problems.push(`page error: ${err.message}`));
 		page.on("console", message => {
