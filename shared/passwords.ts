@@ -35,9 +35,9 @@ const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 102
  * finds a thread free always starts: refusing it would not make it faster, and one slow hash (at
  * start-up, on a loaded machine) set a pace that refused the next sign-ups for seconds.
  */
-const queue = { maxWaitMs: Infinity, pending: 0, lastDone: 0, intervals: [] as number[], next: 0 };
+const queue = { maxWaitMs: Infinity, pending: 0, samples: [] as number[], next: 0 };
 
-/** How many recent intervals the pace is the median of. */
+/** How many recent hashes the pace is the median of. */
 const paceSamples = 31;
 
 /** The longest a hash may expect to wait for the threads before it is refused (the users service sets it from REQUEST_TIMEOUT_MS). */
@@ -51,13 +51,16 @@ export function limitHashWait(ms: number): void {
 const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
 /**
- * The pace: the median time between completions while busy (several threads finish together). A
- * median, not a mean: one interval stretched by a stalled event loop (a loaded machine, a GC)
- * made a mean of a few dozen refuse a whole burst of cheap hashes.
+ * The pace, in ms per hash at the threads' throughput: for each recent hash that found a thread
+ * free, its duration divided by how many ran beside it when it started (four at once on two cores
+ * each take twice as long; four hashes done in that time is one per half of it). The median, not a
+ * mean: one hash stretched by a stalled event loop (a loaded machine, a GC) made a mean refuse whole
+ * bursts of cheap hashes. Not the time between completions either: threads finish together, so most
+ * such intervals are near zero and their median said "free" to a burst.
  */
 function pace(): number | undefined {
-	if (queue.intervals.length === 0) return undefined;
-	const sorted = [...queue.intervals].sort((a, b) => a - b);
+	if (queue.samples.length === 0) return undefined;
+	const sorted = [...queue.samples].sort((a, b) => a - b);
 	return sorted[sorted.length >> 1];
 }
 
@@ -72,22 +75,24 @@ function admitHash(): void {
 	throw error;
 }
 
-function hashStarted(): void {
-	if (queue.pending++ === 0) queue.lastDone = Date.now();
-}
-
-function hashDone(): void {
-	const now = Date.now();
-	queue.intervals[queue.next] = now - queue.lastDone;
-	queue.next = (queue.next + 1) % paceSamples;
-	queue.lastDone = now;
-	queue.pending -= 1;
+/** Notes a hash starting; the function to call when it is done. */
+function hashStarted(): () => void {
+	const startedAt = Date.now();
+	const queued = queue.pending >= threads;
+	const sharing = Math.min(++queue.pending, threads);
+	return () => {
+		queue.pending -= 1;
+		// A queued hash's time is the queue's, not its own.
+		if (queued) return;
+		queue.samples[queue.next] = (Date.now() - startedAt) / sharing;
+		queue.next = (queue.next + 1) % paceSamples;
+	};
 }
 
 function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer> {
 	const options: ScryptOptions = { ...cost, maxmem: memoryFor(cost) };
 	admitHash();
-	hashStarted();
+	const hashDone = hashStarted();
 	return new Promise<Buffer>((resolve, reject) => scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key)))).finally(hashDone);
 }
 

@@ -18,7 +18,7 @@ describe("password hashes under a burst", () => {
 		expect(await hashPassword("after the burst")).toMatch(/^scrypt\$/);
 	});
 
-	test("one interval stretched by a stalled event loop does not refuse the next burst (the pace is a median, not a mean)", async () => {
+	test("one interval stretched by a stalled event loop does not refuse the next burst (the pace is a median of hashes, not a mean)", async () => {
 		limitHashWait(300);
 		for (let i = 0; i < 15; i++) await hashPassword(`steady ${i}`);
 		// The event loop stalls for 1.5 s while a hash is in flight: its completion is seen late.
