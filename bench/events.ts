@@ -18,7 +18,7 @@ import { TestNats } from "../test/support/nats";
  * raw node:http server, in the order without, with, with, without (ABBA: the store grows with every
  * W1 and the machine drifts, and both cancel out of the two means), the streams open and
  * heartbeating in the middle two and all closed again before the last.
- * `--distributed true`: two gateways, a posts node and a node of the other domains over a
+ * `--distributed`: two gateways, a posts node and a node of the other domains over a
  * nats-server; `--readers` (200) streams on gateway B follow an author who posts through gateway A
  * at `--rate` posts/s (10) for `--posts` posts (100): the delivery delay, POST sent to frame read.
  */
