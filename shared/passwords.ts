@@ -47,8 +47,9 @@ export function limitHashWait(ms: number): void {
 	decoyHash().catch(() => undefined);
 }
 
-/** Until a pace is measured, no more hashes at once than libuv has threads. */
-const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+/** libuv's threads, which run the hashes; until a pace is measured, no more hashes at once than this. */
+export const hashThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+const threads = hashThreads;
 
 /**
  * The pace, in ms per hash at the threads' throughput: for each recent hash that found a thread

@@ -1,8 +1,5 @@
-import { hashPassword, limitHashWait, verifyPassword } from "../../shared/passwords";
+import { hashPassword, hashThreads as threads, limitHashWait, verifyPassword } from "../../shared/passwords";
 import { PlazaError } from "../../shared/errors";
-
-/** libuv's threads, as shared/passwords.ts counts them. */
-const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
 describe("password hashes under a burst", () => {
 	test("a hash that finds a thread free always starts, however slow the pace; one that would queue past the wait is refused with 503", async () => {
@@ -18,7 +15,7 @@ describe("password hashes under a burst", () => {
 		expect(await hashPassword("after the burst")).toMatch(/^scrypt\$/);
 	});
 
-	test("one interval stretched by a stalled event loop does not refuse the next burst (the pace is a median of hashes, not a mean)", async () => {
+	test("one hash stretched by a stalled event loop does not refuse the next burst (the pace is a median, not a mean)", async () => {
 		limitHashWait(300);
 		for (let i = 0; i < 15; i++) await hashPassword(`steady ${i}`);
 		// The event loop stalls for 1.5 s while a hash is in flight: its completion is seen late.
