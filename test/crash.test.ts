@@ -10,6 +10,7 @@ import { formatFigures, proveCrashes } from "./support/crash-prover";
  * started again on the same store; then every acknowledged write is there intact, every cut-off
  * one whole or absent, every count equal to what it counts. A short run here; long runs:
  * `npm run prove:crash -- --cycles 100`.
+ * @long-running (started first, see test/support/sequencer.js)
  */
 // Two cycles per engine in npm test (a kill, a restart and the checks, twice); the provers run hundreds.
 const cycles = Number(process.env.PLAZA_CRASH_CYCLES ?? 2);
