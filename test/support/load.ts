@@ -9,23 +9,40 @@ export interface Outcome {
 	id?: string;
 }
 
-/**
- * Runs `concurrency` loops of requests for `seconds`, each loop sending `next()`'s request after the
- * last one ended; a request not answered in `timeoutMs` counts as status 0. Bounded in time, only
- * against this machine.
- */
-export async function runLoad(seconds: number, concurrency: number, next: (i: number) => { kind: "read" | "write"; send: (signal: AbortSignal) => Promise<{ status: number; id?: string }> }, timeoutMs = 15_000): Promise<Outcome[]> {
+/** How a load run goes. */
+export interface LoadOptions {
+	/** How long it runs at most. */
+	seconds: number;
+	/** How many loops send requests side by side, each the next after the last one ended. */
+	concurrency: number;
+	/** A request not answered in this time counts as status 0. */
+	timeoutMs?: number;
+	/**
+	 * A pause in each loop after each answer: requests keep coming while the failure under test
+	 * happens, without taking both cores from the rest of the test run.
+	 */
+	pauseMs?: number;
+	/** Ends the run before `seconds` once this holds (asked after each answer). */
+	until?: (outcomes: Outcome[], elapsedMs: number) => boolean;
+}
+
+/** Runs a load of `next()`'s requests. Bounded in time, only against this machine. */
+export async function runLoad(options: LoadOptions, next: (i: number) => { kind: "read" | "write"; send: (signal: AbortSignal) => Promise<{ status: number; id?: string }> }): Promise<Outcome[]> {
+	const { seconds, concurrency, timeoutMs = 15_000, pauseMs = 0, until } = options;
 	const started = Date.now();
 	const deadline = started + seconds * 1000;
 	const outcomes: Outcome[] = [];
 	let counter = 0;
+	let done = false;
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
-			while (Date.now() < deadline) {
+			while (!done && Date.now() < deadline) {
 				const request = next(counter++);
 				const sentAt = Date.now() - started;
 				const result = await request.send(AbortSignal.timeout(timeoutMs)).catch(() => ({ status: 0, id: undefined }));
 				outcomes.push({ kind: request.kind, status: result.status, sentAt, at: Date.now() - started, id: result.id });
+				if (until?.(outcomes, Date.now() - started)) done = true;
+				if (pauseMs) await new Promise(resolve => setTimeout(resolve, pauseMs));
 			}
 		}),
 	);
