@@ -19,6 +19,15 @@ describe("GUIDs", () => {
 		expect(parseGuid(ids[0])).toBe(ids[0]);
 	});
 
+	test("made in the same millisecond sort in the order they were made (a post and the one after it, side by side in a list)", () => {
+		const at = Date.UTC(2026, 10, 24, 12, 0, 0, 7);
+		for (let run = 0; run < 20; run++) {
+			const ids = Array.from({ length: 2048 }, () => newOrderedGuid(at + run));
+			expect(new Set(ids.map(id => id.slice(0, 12)))).toEqual(new Set([(at + run).toString(16).padStart(12, "0")]));
+			expect([...ids].sort()).toEqual(ids);
+		}
+	});
+
 	test.each([
 		["0f8fad5bd9cb469fa16570867728950e", "0f8fad5bd9cb469fa16570867728950e"],
 		["0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5bd9cb469fa16570867728950e"],
