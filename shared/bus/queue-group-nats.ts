@@ -33,7 +33,8 @@ export class QueueGroupNats extends Transporters.NATS {
 	private publishOutgoing(): void {
 		const batch = this.outgoing.splice(0);
 		const client = this.client as { publish(topic: string, data: Buffer): void } | null;
-		// A closed connection refuses a publish: the packets are lost as they were when sent at once (Moleculer's send does not wait either).
+		// The client refuses a publish only once closed, which is when this node stops (Moleculer has it
+		// reconnect for ever, buffering meanwhile): a packet sent after that has nowhere to go.
 		for (const [topic, data] of batch) {
 			try {
 				client?.publish(topic, data);

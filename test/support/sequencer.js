@@ -4,8 +4,8 @@
  * suite it has no time for first and, on a fresh clone (CI), goes by file size; and its time cache
  * keys results by path alone, so a suite run in both projects ("all" and "api-on-postgres") is timed
  * for one project only. Here a suite's time is its project's last run, else the same file's time in
- * the other project, else 60 s for a suite whose comment has a line `@long-running`, else a guess from its
- * size.
+ * the other project, else 60 s for a suite whose comment has a line `@long-running`, else a guess
+ * from its size.
  */
 const { readFileSync } = require("node:fs");
 const Sequencer = require("@jest/test-sequencer").default;
