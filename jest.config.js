@@ -1,4 +1,7 @@
 process.env.PASSWORD_HASH_COST ??= "test"; // cheap scrypt for the many test sign-ups (shared/passwords.ts); production uses OWASP cost
+// Small PostgreSQL pools (the Plazas a test starts, in this process or as children): two test runs side by side
+// start a dozen processes each, and ten connections apiece went past the server's max_connections (100).
+process.env.DATABASE_POOL_SIZE ??= "4";
 
 /**
  * Tests run TypeScript straight from the source; `npm test` type-checks and builds first. Every

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { postgresTestsOn, terminateConnections, testDatabase } from "./support/postgres";
+import { onServer, postgresTestsOn, terminateConnections, testDatabase } from "./support/postgres";
 import { startPlaza, TestPlaza } from "./support/plaza";
 
 const describeOnPostgres = postgresTestsOn ? describe : describe.skip;
@@ -35,6 +35,33 @@ describeOnPostgres("PostgreSQL: the server goes away and comes back; text it can
 		const reply = await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "a\u0000b" });
 		expect(reply.status).toBe(400);
 		expect(await plaza.count("posts", "posts")).toBe(before);
+	});
+
+	test("a server that takes no more connections: 503 ServiceUnavailable (not a 500), then served again", async () => {
+		// A role of its own with a connection limit (superusers have none), owner of a database of its own.
+		const role = `plaza_limited_${plazaDatabase.name.slice(-8)}`;
+		const database = testDatabase();
+		await database.create();
+		await onServer(async client => {
+			await client.query(`CREATE ROLE ${role} LOGIN`);
+			await client.query(`ALTER DATABASE ${database.name} OWNER TO ${role}`);
+		});
+		const url = new URL(database.url);
+		url.username = role;
+		const limited = await startPlaza({ services: ["posts"], store: { kind: "postgres", url: url.toString(), poolSize: 4 } });
+		try {
+			const user = await limited.signUp();
+			await onServer(client => client.query(`ALTER ROLE ${role} CONNECTION LIMIT 0`));
+			await terminateConnections(database.name);
+			const refused = await user.http("GET", `/Users/${user.userId}`);
+			expect([refused.status, refused.body]).toEqual([503, expect.objectContaining({ ResponseStatus: expect.objectContaining({ ErrorCode: "ServiceUnavailable" }) })]);
+			await onServer(client => client.query(`ALTER ROLE ${role} CONNECTION LIMIT -1`));
+			expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
+		} finally {
+			await limited.stop();
+			await database.drop();
+			await onServer(client => client.query(`DROP ROLE IF EXISTS ${role}`));
+		}
 	});
 
 	// Restarting the server disturbs everything else using it, so only on request: PLAZA_TEST_POSTGRES_RESTART=1.

@@ -3,7 +3,7 @@ import { Server } from "node:http";
 import { Middleware, ServiceBroker } from "moleculer";
 import { createPlaza, serviceFactories } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
-import { testDatabase } from "./postgres";
+import { testDatabase, testPoolSize } from "./postgres";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 
 export const ADMIN_KEY = "plaza-tests-admin-key-0123456789abcdef";
@@ -72,7 +72,7 @@ function withWhatTheyCall(names: string[]): string[] {
 export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
 	const database = !overrides.store && process.env.PLAZA_TEST_STORE === "postgres" ? testDatabase() : undefined;
 	await database?.create();
-	const store = database ? { store: { kind: "postgres" as const, url: database.url } } : {};
+	const store = database ? { store: { kind: "postgres" as const, url: database.url, poolSize: testPoolSize } } : {};
 	// On a transporter the other nodes serve the rest: the list is this process's own, as SERVICES is.
 	const services = overrides.services && !overrides.transporter ? withWhatTheyCall([...overrides.services, "gateway"]) : overrides.services;
 	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides, services });

@@ -7,6 +7,8 @@ import { Client, escapeIdentifier } from "pg";
  */
 export const postgresServerUrl = process.env.PLAZA_TEST_POSTGRES_URL || "postgres://postgres@127.0.0.1:5432/test";
 export const postgresTestsOn = process.env.PLAZA_TEST_POSTGRES !== "off";
+/** The pool of a Plaza a test starts in its own process (jest.config.js sets DATABASE_POOL_SIZE for the children). */
+export const testPoolSize = Number(process.env.DATABASE_POOL_SIZE) || undefined;
 
 export interface TestDatabase {
 	name: string;

@@ -25,7 +25,7 @@ export function openDatabase(store: StoreConfig, domain: string, log: (message: 
 		case "postgres": {
 			let shared = pools.get(store.url);
 			if (!shared) {
-				shared = { db: new PostgresDatabase(store.url, message => log(`A PostgreSQL connection was lost; the next statement opens another: ${message}`)), users: 0 };
+				shared = { db: new PostgresDatabase(store.url, message => log(`A PostgreSQL connection was lost; the next statement opens another: ${message}`), store.poolSize), users: 0 };
 				pools.set(store.url, shared);
 			}
 			shared.users += 1;

@@ -22,37 +22,39 @@ function bind(params: readonly SqlValue[]): unknown[] {
 const schemaLock = 0x706c617a61;
 
 /**
- * What a client is told of an engine error it can act on: a server out of reach is a 503 (the
- * pool reconnects by itself), and text PostgreSQL cannot store (U+0000) is a 400; anything else
- * stays an internal error.
+ * What a client is told of an engine error it can act on: a server out of reach, or one that takes
+ * no more connections (53300: its max_connections, or the database's limit, reached), is a 503 (the
+ * pool reconnects by itself); text PostgreSQL cannot store (U+0000) is a 400; anything else stays an
+ * internal error.
  */
 function translated(err: unknown): unknown {
-	if (isConnectionLoss(err)) return failures.serviceUnavailable();
 	const code = (err as { code?: unknown }).code;
+	if (isConnectionLoss(err) || code === "53300") return failures.serviceUnavailable();
 	if (code === "22021" || code === "22P05") return failures.invalidBody("Text may not hold the character U+0000");
 	return err;
 }
 
-/** Connections the pool holds: after a cut (a server restart), at most this many idle ones are found broken one by one. */
-const poolSize = 10;
+/** Connections a pool holds unless told otherwise (DATABASE_POOL_SIZE). */
+const defaultPoolSize = 10;
 
 /**
  * Runs `attempt` again, on another connection, while its connection turns out lost (the pool drops
  * a broken one): only for what cannot have run on the server — a read, or a transaction's BEGIN.
  */
-async function onLiveConnection<T>(attempt: () => Promise<T>): Promise<T> {
+async function onLiveConnection<T>(pool: Pool, attempt: () => Promise<T>): Promise<T> {
+	// After a cut (a server restart), at most the pool's size of idle connections are found broken one by one.
 	for (let tries = 1; ; tries++) {
 		try {
 			return await attempt();
 		} catch (err) {
-			if (!isConnectionLoss(err) || tries > poolSize) throw err;
+			if (!isConnectionLoss(err) || tries > pool.options.max) throw err;
 		}
 	}
 }
 
 function executor(client: Pool | PoolClient): SqlExecutor {
 	// Through the pool, a read whose connection was found cut is tried on another: served again at once after a restart.
-	const send = (sql: string, params: readonly SqlValue[]) => (client instanceof Pool && isReadOnly(sql) ? onLiveConnection(() => client.query(sql, bind(params))) : client.query(sql, bind(params)));
+	const send = (sql: string, params: readonly SqlValue[]) => (client instanceof Pool && isReadOnly(sql) ? onLiveConnection(client, () => client.query(sql, bind(params))) : client.query(sql, bind(params)));
 	const query = (sql: string, params: readonly SqlValue[]) => send(sql, params).catch(err => Promise.reject(translated(err)));
 	return {
 		dialect,
@@ -74,7 +76,7 @@ export class PostgresDatabase implements SqlDatabase {
 
 	private readonly pooled: SqlExecutor;
 
-	constructor(url: string, onConnectionLost: (message: string) => void = () => undefined) {
+	constructor(url: string, onConnectionLost: (message: string) => void = () => undefined, poolSize = defaultPoolSize) {
 		this.pool = new Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, keepAlive: true, application_name: "plaza", types: typeParsers });
 		this.pool.on("error", err => onConnectionLost(err.message));
 		this.pooled = executor(this.pool);
@@ -93,7 +95,7 @@ export class PostgresDatabase implements SqlDatabase {
 	}
 
 	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, beforeWork?: (tx: SqlExecutor) => Promise<void>): Promise<T> {
-		const client = await onLiveConnection(() => this.begun()).catch(err => Promise.reject(translated(err)));
+		const client = await onLiveConnection(this.pool, () => this.begun()).catch(err => Promise.reject(translated(err)));
 		let broken = false;
 		try {
 			const tx = executor(client);
