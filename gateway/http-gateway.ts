@@ -32,6 +32,7 @@ import { CorsHeaders, corsFor } from "./cors";
 import { refuseCrossSiteWrite } from "./cross-site";
 import { EventStreams, StreamScopes } from "./events/event-streams";
 import { eventPages } from "./events/event-pages";
+import { busBarrier } from "../shared/bus/bus-barrier";
 
 /** How long a stopping gateway waits for the requests it accepted. */
 const drainMs = 10_000;
@@ -53,6 +54,9 @@ export class HttpGateway {
 	private readonly budget: RequestBudget;
 
 	private readonly responses: ResponseCache;
+
+	/** Over a transporter, awaited before a kept answer is looked up (see busBarrier). */
+	private busBarrier: (() => Promise<void>) | undefined;
 
 	/** CORS headers for the origins of CORS_ORIGINS; undefined when it is unset. */
 	private readonly cors?: CorsHeaders;
@@ -220,10 +224,18 @@ export class HttpGateway {
 		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
 	}
 
+	/** Made at the first kept answer looked up: the transporter's client exists only once the broker has started. */
+	private barrier(): (() => Promise<void>) | undefined {
+		if (this.busBarrier === undefined && this.broker.transit) this.busBarrier = busBarrier(this.broker);
+		return this.busBarrier;
+	}
+
 	private async dispatch(found: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
 		const { op, params } = await this.callOf(found, req);
 		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
-		const kept = op.cacheResponse && req.$format !== "xml" ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
+		const keepable = op.cacheResponse && req.$format !== "xml";
+		if (keepable) await this.barrier()?.();
+		const kept = keepable ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {
 			// Only a caller whose own call of this operation was answered (so was allowed) since the last change gets here.
 			req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };

@@ -69,7 +69,8 @@ describe("credentials", () => {
 				expect(reply.status).toBe(200);
 				next.push(reply.ms);
 			}
-			expect(Math.min(...next)).toBeLessThan(20);
+			// Against the first request's own time (a loaded machine slows both): a request that ran scrypt again would take about as long.
+			expect(Math.min(...next)).toBeLessThan(Math.max(20, first.ms / 5));
 		});
 
 		test("a wrong password is never taken for the kept one", async () => {

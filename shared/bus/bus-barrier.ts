@@ -1,0 +1,45 @@
+import { ServiceBroker } from "moleculer";
+
+interface NatsClient {
+	flush(): Promise<void>;
+}
+
+/** How long a barrier waits for the bus at most: past it (the bus down, a node stalled) the read goes on as before. */
+const maxWaitMs = 250;
+
+/**
+ * A wait after which every packet the bus had routed to this node when the wait began has been
+ * handled here. A writer announces its change (an invalidation, a domain's new generation) before
+ * it answers, so nats-server has the announcement queued for every node before the writer's answer
+ * goes out; but it writes to each node's connection on its own, and on a loaded machine a read sent
+ * to another gateway right after the answer could get there first. A NATS flush (PING, then the
+ * server's PONG, queued behind whatever it had for this node) closes that gap; a turn of the event
+ * loop after it lets the handlers of what came before the PONG finish. Concurrent waits share a
+ * flush; one that begins while a flush is under way waits for the next, since a PING already sent
+ * does not answer for what was routed after it. Undefined in one process, where events are local.
+ */
+export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
+	const transporter = (broker.transit as unknown as { tx?: { client?: NatsClient | null } } | undefined)?.tx;
+	if (!transporter || !("client" in transporter)) return undefined;
+	let inFlight: Promise<void> | undefined;
+	let next: Promise<void> | undefined;
+	const flush = async (): Promise<void> => {
+		let timer: NodeJS.Timeout | undefined;
+		const gaveUp = new Promise<void>(resolve => (timer = setTimeout(resolve, maxWaitMs)));
+		await Promise.race([transporter.client?.flush().catch(() => undefined), gaveUp]);
+		clearTimeout(timer);
+		await new Promise(resolve => setImmediate(resolve));
+	};
+	const wait = (): Promise<void> => {
+		if (!inFlight) {
+			inFlight = flush().finally(() => (inFlight = undefined));
+			return inFlight;
+		}
+		next ??= inFlight.then(() => {
+			next = undefined;
+			return wait();
+		});
+		return next;
+	};
+	return wait;
+}
