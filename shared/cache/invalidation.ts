@@ -12,8 +12,9 @@ export interface Invalidation {
 /**
  * Drops `keys` from the named cache on every node: on this one at once, on the others by an event.
  * A writer awaits this after its write and before it answers: the event then leaves on the bus
- * ahead of the reply (NATS delivers one publisher's messages in order), so a read sent after the
- * reply, to any node, finds no stale entry.
+ * ahead of the reply, and nats-server queues it for every node before it passes the reply on. It
+ * writes to each node on its own, so a gateway also flushes NATS before it serves a kept answer
+ * (see bus-barrier.ts).
  */
 export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
 	const unique = [...new Set(keys.filter((key): key is string => !!key))];
