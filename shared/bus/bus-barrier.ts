@@ -1,7 +1,7 @@
 import { ServiceBroker } from "moleculer";
 
 interface NatsClient {
-	flush(): Promise<void>;
+	flush?: () => Promise<void>;
 }
 
 /** How long a barrier waits for the bus at most: past it (the bus down, a node stalled) the read goes on as before. */
@@ -19,6 +19,7 @@ const maxWaitMs = 250;
  * does not answer for what was routed after it. Undefined in one process, where events are local.
  */
 export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
+	// NATS only (its client's flush): over another transporter kept answers are looked up without one.
 	const transporter = (broker.transit as unknown as { tx?: { client?: NatsClient | null } } | undefined)?.tx;
 	if (!transporter || !("client" in transporter)) return undefined;
 	let inFlight: Promise<void> | undefined;
@@ -26,7 +27,8 @@ export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undef
 	const flush = async (): Promise<void> => {
 		let timer: NodeJS.Timeout | undefined;
 		const gaveUp = new Promise<void>(resolve => (timer = setTimeout(resolve, maxWaitMs)));
-		await Promise.race([transporter.client?.flush().catch(() => undefined), gaveUp]);
+		const client = transporter.client;
+		if (typeof client?.flush === "function") await Promise.race([client.flush().catch(() => undefined), gaveUp]);
 		clearTimeout(timer);
 		await new Promise(resolve => setImmediate(resolve));
 	};
