@@ -55,8 +55,8 @@ export class HttpGateway {
 
 	private readonly responses: ResponseCache;
 
-	/** Over a transporter, awaited before a kept answer is looked up (see busBarrier). */
-	private busBarrier: (() => Promise<void>) | undefined;
+	/** Over NATS, awaited before a kept answer is looked up (see busBarrier); undefined in one process. */
+	private readonly busBarrier: (() => Promise<void>) | undefined;
 
 	/** CORS headers for the origins of CORS_ORIGINS; undefined when it is unset. */
 	private readonly cors?: CorsHeaders;
@@ -85,6 +85,7 @@ export class HttpGateway {
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config, service);
 		this.responses = new ResponseCache(this.broker);
+		this.busBarrier = busBarrier(this.broker);
 		this.cors = corsFor(config);
 		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res).catch(err => this.lastResort(res, err)));
 	}
@@ -224,17 +225,11 @@ export class HttpGateway {
 		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
 	}
 
-	/** Made at the first kept answer looked up: the transporter's client exists only once the broker has started. */
-	private barrier(): (() => Promise<void>) | undefined {
-		if (this.busBarrier === undefined && this.broker.transit) this.busBarrier = busBarrier(this.broker);
-		return this.busBarrier;
-	}
-
 	private async dispatch(found: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
 		const { op, params } = await this.callOf(found, req);
 		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
 		const keepable = op.cacheResponse && req.$format !== "xml";
-		if (keepable) await this.barrier()?.();
+		if (keepable && this.busBarrier) await this.busBarrier();
 		const kept = keepable ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {
 			// Only a caller whose own call of this operation was answered (so was allowed) since the last change gets here.

@@ -137,13 +137,10 @@ export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig
 	return { ...loadConfig({ DATA_DIR: ":memory:", PORT: "0" }), logLevel: false, ...overrides };
 }
 
-/** Connections a process's PostgreSQL pool holds at most (DATABASE_POOL_SIZE); processes × this must stay under the server's max_connections. */
-const defaultPoolSize = 10;
-
 function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
 	// MONGO_URI names Plaza's store on purpose; hosting platforms set DATABASE_URL for any attached PostgreSQL.
 	if (env.MONGO_URI) return { kind: "mongo", uri: env.MONGO_URI };
-	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL, poolSize: integer(env.DATABASE_POOL_SIZE, defaultPoolSize, "DATABASE_POOL_SIZE") || defaultPoolSize };
+	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL, poolSize: integer(env.DATABASE_POOL_SIZE, 0, "DATABASE_POOL_SIZE") || undefined };
 	if (env.DATA_DIR === ":memory:") return { kind: "memory" };
 	return { kind: "sqlite", dir: path.resolve(env.DATA_DIR || "./data") };
 }

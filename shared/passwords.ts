@@ -49,7 +49,6 @@ export function limitHashWait(ms: number): void {
 
 /** libuv's threads, which run the hashes; until a pace is measured, no more hashes at once than this. */
 export const hashThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-const threads = hashThreads;
 
 /**
  * The pace, in ms per hash at the threads' throughput: for each recent hash that found a thread
@@ -66,7 +65,7 @@ function pace(): number | undefined {
 }
 
 function admitHash(): void {
-	if (queue.maxWaitMs === Infinity || queue.pending < threads) return;
+	if (queue.maxWaitMs === Infinity || queue.pending < hashThreads) return;
 	const msPerHash = pace();
 	const expectedMs = msPerHash === undefined ? Infinity : (queue.pending + 1) * msPerHash;
 	if (expectedMs <= queue.maxWaitMs) return;
@@ -79,8 +78,8 @@ function admitHash(): void {
 /** Notes a hash starting; the function to call when it is done. */
 function hashStarted(): () => void {
 	const startedAt = Date.now();
-	const queued = queue.pending >= threads;
-	const sharing = Math.min(++queue.pending, threads);
+	const queued = queue.pending >= hashThreads;
+	const sharing = Math.min(++queue.pending, hashThreads);
 	return () => {
 		queue.pending -= 1;
 		// A queued hash's time is the queue's, not its own.

@@ -17,6 +17,7 @@ const maxWaitMs = 250;
  * loop after it lets the handlers of what came before the PONG finish. Concurrent waits share a
  * flush; one that begins while a flush is under way waits for the next, since a PING already sent
  * does not answer for what was routed after it. Undefined in one process, where events are local.
+ * Made with the broker: its transporter exists from then, and its client is read at each flush.
  */
 export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
 	// NATS only (its client's flush): over another transporter kept answers are looked up without one.

@@ -34,7 +34,7 @@ function translated(err: unknown): unknown {
 	return err;
 }
 
-/** Connections a pool holds unless told otherwise (DATABASE_POOL_SIZE). */
+/** Connections a pool holds unless DATABASE_POOL_SIZE says otherwise (unset or 0); processes × the size must stay under the server's max_connections. */
 const defaultPoolSize = 10;
 
 /**
