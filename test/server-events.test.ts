@@ -179,4 +179,32 @@ describeCluster("Server Events across gateways over NATS", () => {
 		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id);
 		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([shared.Id]);
 	});
+
+	test("posts written at once (their events leave the posts node together) each reach gateway B's streams once, a private one only its recipient's", async () => {
+		const [author, reader, stranger] = await Promise.all([a.signUp("author"), b.signUp("reader"), b.signUp("stranger")]);
+		for (const who of [reader, stranger]) expect((await a.call("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: author.userId }, as(who))).status).toBe(200);
+		const [readerEvents, strangerEvents] = [reader, stranger].map(who => new TestEvents(b.url, ["home"], as(who)));
+		open.push(readerEvents, strangerEvents);
+		await Promise.all([readerEvents.start(), strangerEvents.start()]);
+		const replies = await Promise.all(
+			Array.from({ length: 12 }, (_, i) => a.call("POST", "/Posts", { AuthorId: author.userId, Content: `post ${i}`, ...(i % 3 === 0 ? { IsPrivate: true, RecipientIds: [reader.userId] } : {}) }, as(author))),
+		);
+		expect(replies.map(r => r.status)).toEqual(Array(12).fill(200));
+		const ids = replies.map(r => r.body.Id);
+		const publicIds = ids.filter((_, i) => i % 3 !== 0);
+		for (const id of ids) await readerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === id);
+		for (const id of publicIds) await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === id);
+		expect(
+			readerEvents
+				.bodies("cmd.Post")
+				.map(p => p.Id)
+				.sort(),
+		).toEqual([...ids].sort());
+		expect(
+			strangerEvents
+				.bodies("cmd.Post")
+				.map(p => p.Id)
+				.sort(),
+		).toEqual([...publicIds].sort());
+	});
 });
