@@ -4,8 +4,9 @@ import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../shared/config";
 import { registerOperationMetrics } from "../shared/metrics";
 import { HttpGateway } from "./http-gateway";
-import { StreamEvents, streamEventName } from "../shared/streams/stream-event";
+import { StreamEvent, streamEventName } from "../shared/streams/stream-event";
 import { applyInvalidation } from "../shared/cache/invalidation";
+import { Batch, itemsOf } from "../shared/bus/turn-batch";
 import { onReaderScopeChange, readerScope } from "../services/posts/post-events";
 
 /**
@@ -21,8 +22,8 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 		},
 		events: {
 			// Every gateway hears what happened (broadcast) and writes it to the streams it reaches.
-			[streamEventName](ctx: Context<StreamEvents>) {
-				const events = Array.isArray(ctx.params?.events) ? ctx.params.events : [];
+			[streamEventName](ctx: Context<Batch<StreamEvent>>) {
+				const events = itemsOf(ctx.params);
 				// What they make stale first (kept lists a new post joins): a stream's client may read the API on hearing them.
 				for (const event of events) if (event?.drops) applyInvalidation(this.broker, event.drops);
 				for (const event of events) gateway?.streams.deliver(event);

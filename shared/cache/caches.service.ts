@@ -1,6 +1,7 @@
 import { Context, Service, ServiceBroker, ServiceSchema } from "moleculer";
 import { applyInvalidation, Invalidation, invalidationEvent } from "./invalidation";
 import { clearHeldCaches } from "./node-caches";
+import { Batch, itemsOf } from "../bus/turn-batch";
 import { DomainChange, domainChangedEvent, domainGenerations } from "./domain-changes";
 
 /**
@@ -12,8 +13,8 @@ export function cachesService(): ServiceSchema {
 	return {
 		name: "caches",
 		events: {
-			[invalidationEvent](this: Service, ctx: Context<Invalidation>) {
-				applyInvalidation(this.broker, ctx.params);
+			[invalidationEvent](this: Service, ctx: Context<Batch<Invalidation>>) {
+				for (const invalidation of itemsOf(ctx.params)) applyInvalidation(this.broker, invalidation);
 			},
 			[domainChangedEvent](this: Service, ctx: Context<DomainChange>) {
 				if (typeof ctx.params?.domain === "string") domainGenerations(this.broker).bump(ctx.params.domain);

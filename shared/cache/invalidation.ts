@@ -1,26 +1,29 @@
 import { Context, ServiceBroker } from "moleculer";
 import { CacheDefinition, invalidateHeld } from "./node-caches";
+import { batchedBroadcast } from "../bus/turn-batch";
 
-/** The event that drops keys from a named cache on every node that holds it. */
-export const invalidationEvent = "plaza.cache.invalidate";
+/** The event that drops keys from named caches on every node that holds them: a batch of Invalidations (see invalidate). */
+export const invalidationEvent = "plaza.cache.invalidations";
 
 export interface Invalidation {
 	cache: string;
 	keys: string[];
 }
 
+const broadcastInvalidation = batchedBroadcast<Invalidation>(invalidationEvent);
+
 /**
  * Drops `keys` from the named cache on every node: on this one at once, on the others by an event.
  * A writer awaits this after its write and before it answers: the event then leaves on the bus
  * ahead of the reply, and nats-server queues it for every node before it passes the reply on. It
  * writes to each node on its own, so a gateway also flushes NATS before it serves a kept answer
- * (see bus-barrier.ts).
+ * (see bus-barrier.ts). The invalidations a node makes in one turn leave in one packet per node.
  */
 export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
 	const unique = [...new Set(keys.filter((key): key is string => !!key))];
 	if (unique.length === 0) return;
 	invalidateHeld(ctx.broker, definition.name, unique);
-	await ctx.broadcast<Invalidation>(invalidationEvent, { cache: definition.name, keys: unique });
+	await broadcastInvalidation(ctx.broker, { cache: definition.name, keys: unique });
 }
 
 /** An invalidation that reached this node (its own included: applying one twice is harmless). */

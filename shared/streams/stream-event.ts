@@ -1,9 +1,9 @@
 import Joi from "joi";
-import { Context, ServiceBroker } from "moleculer";
+import { Context } from "moleculer";
 import { Comment, Post, Tag } from "../records/posts";
 import { Connection, NetworkMember } from "../records/graph";
 import { applyInvalidation, Invalidation } from "../cache/invalidation";
-import { TurnBatch } from "./turn-batch";
+import { batchedBroadcast } from "../bus/turn-batch";
 
 /**
  * The Moleculer event (broadcast: every gateway of the cluster hears it) that carries what happened
@@ -33,11 +33,6 @@ export interface StreamEvent {
 	drops?: Invalidation;
 }
 
-/** The payload of streamEventName: events in the order they were announced. */
-export interface StreamEvents {
-	events: StreamEvent[];
-}
-
 /** Who may read an event, and what kept answers it makes stale. */
 export interface Announcing {
 	readers?: readonly string[];
@@ -58,17 +53,7 @@ export function nextStreamEventId(now = Date.now()): number {
 	return lastId;
 }
 
-/** Each broker's announcements of the current turn. */
-const outboxes = new WeakMap<ServiceBroker, TurnBatch<StreamEvent>>();
-
-function outboxOf(broker: ServiceBroker): TurnBatch<StreamEvent> {
-	let outbox = outboxes.get(broker);
-	if (!outbox) {
-		outbox = new TurnBatch(events => broker.broadcast<StreamEvents>(streamEventName, { events }));
-		outboxes.set(broker, outbox);
-	}
-	return outbox;
-}
+const broadcastStreamEvent = batchedBroadcast<StreamEvent>(streamEventName);
 
 /**
  * Tells every gateway what happened, after the write and before the answer. A failure to tell is
@@ -76,13 +61,13 @@ function outboxOf(broker: ServiceBroker): TurnBatch<StreamEvent> {
  * What it drops is dropped on this node at once (a gateway here may get the answer before the event,
  * as with `invalidate`), and by every gateway on hearing it. The events a node announces in one turn
  * leave in one packet per node: a commit group's writes are answered in one turn, and a packet each
- * cost a gateway more than the rest of the write's request (measured under D1 CreatePost).
+ * was a sixth of a gateway's CPU under D1 CreatePost (see docs/performance.md).
  */
 export async function announce(ctx: Context, type: StreamRecordType, body: unknown, keys: readonly string[], { readers, drops }: Announcing = {}): Promise<void> {
 	const event: StreamEvent = { id: nextStreamEventId(), type, body, keys: [...new Set(keys)], ...(readers ? { readers: [...new Set(readers)] } : {}), ...(drops ? { drops } : {}) };
 	if (drops) applyInvalidation(ctx.broker, drops);
 	try {
-		await outboxOf(ctx.broker).add(event);
+		await broadcastStreamEvent(ctx.broker, event);
 	} catch (err) {
 		ctx.broker.getLogger("streams").warn({ event: "stream-announce-failed", type, error: err }, `Announcing a ${type} to the streams failed`);
 	}
