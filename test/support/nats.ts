@@ -38,6 +38,11 @@ export class TestNats {
 		return `nats://${this.user}:${this.password}@127.0.0.1:${this.port}`;
 	}
 
+	/** The server's process id while it runs (the benchmark reads its CPU). */
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
 	/** The server's address without credentials (which it refuses). */
 	get anonymousUrl(): string {
 		return `nats://127.0.0.1:${this.port}`;
