@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort, mainScript, RunningProcess, startMain, waitForHealthy } from "../test/support/process";
+import { TestNats } from "../test/support/nats";
 
 export const benchAdminKey = "bench-admin-key-0123456789abcdef0123456789";
 
@@ -54,12 +55,18 @@ export function rssMbOf(pid: number): number {
 	return Math.round(kb / 1024);
 }
 
-/** CPU time (user and system) the process has used so far, in ms (/proc's clock ticks are 10 ms on Linux). */
-export function cpuMsOf(pid: number): number {
+/** User and system CPU time the process has used so far, in ms (/proc's clock ticks are 10 ms on Linux). */
+export function cpuTimesOf(pid: number): { user: number; system: number } {
 	const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
 	// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
 	const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-	return (Number(fields[11]) + Number(fields[12])) * 10;
+	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/** CPU time (user and system) the process has used so far, in ms. */
+export function cpuMsOf(pid: number): number {
+	const { user, system } = cpuTimesOf(pid);
+	return user + system;
 }
 
 /** The share of one core the process uses over the next `ms`, in %. */
@@ -79,4 +86,40 @@ export async function startReference(answer: { status: number; contentType: stri
 		child.once("exit", code => reject(new Error(`reference server exited (${code})`)));
 	});
 	return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill("SIGTERM") };
+}
+
+/** D1's deployment: a nats-server of its own, a posts node, and a gateway node with the other domains, on one data folder. */
+export interface D1Plaza {
+	gateway: BenchPlaza;
+	posts: RunningProcess;
+	nats: TestNats;
+	stop(): Promise<void>;
+}
+
+/** Starts D1's processes; `env` adds to each node's environment by its role (a profiler's NODE_OPTIONS, say). */
+export async function startD1(dataDir: string, env: { gateway?: Record<string, string>; posts?: Record<string, string> } = {}): Promise<D1Plaza> {
+	const nats = await TestNats.start();
+	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir };
+	const posts = startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts", ...env.posts });
+	const stopPosts = async () => {
+		posts.child.kill("SIGTERM");
+		await posts.exited;
+		await nats.stop();
+	};
+	let gateway: BenchPlaza;
+	try {
+		gateway = await startBenchPlaza({ ...common, SERVICES: "gateway,users,graph,venues,systems", PORT: String(await freePort()), NODE_ID: "bench-gateway", ...env.gateway }, "/ready");
+	} catch (err) {
+		await stopPosts();
+		throw err;
+	}
+	return {
+		gateway,
+		posts,
+		nats,
+		stop: async () => {
+			await gateway.stop();
+			await stopPosts();
+		},
+	};
 }

@@ -1,12 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { load, LoadResult, RequestSpec, sample } from "./load";
+import { scenarios, seed, signIn } from "./scenarios";
 import { parseArgs, SeedManifest } from "./manifest";
-import { BenchPlaza, rssMbOf, startBenchPlaza, startReference, startService } from "./plaza-process";
-import { freePort, mainScript } from "../test/support/process";
-import { TestNats } from "../test/support/nats";
+import { BenchPlaza, rssMbOf, startBenchPlaza, startD1, startReference } from "./plaza-process";
 import { testDatabase } from "../test/support/postgres";
 
 /**
@@ -32,23 +30,6 @@ interface Row {
 	note?: string;
 }
 const rows: Row[] = [];
-
-function seed(target: Record<string, string>, userCount: number, postCount: number): SeedManifest {
-	const manifest = path.join(work, `manifest-${Date.now()}.json`);
-	const flags = Object.entries({ ...target, users: String(userCount), posts: String(postCount), manifest }).flatMap(([k, v]) => [`--${k}`, v]);
-	execFileSync(process.execPath, [path.join(path.dirname(mainScript), "bench", "seed.js"), ...flags], { stdio: ["ignore", "ignore", "inherit"] });
-	return JSON.parse(fs.readFileSync(manifest, "utf8")) as SeedManifest;
-}
-
-async function signIn(url: string, manifest: SeedManifest, count: number): Promise<string[]> {
-	const sessions: string[] = [];
-	for (const UserName of manifest.userNames.slice(0, count)) {
-		const res = await fetch(`${url}/auth/credentials`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ UserName, Password: manifest.password }) });
-		if (res.status !== 200) throw new Error(`sign-in of ${UserName}: ${res.status} ${await res.text()}`);
-		sessions.push(((await res.json()) as { SessionId: string }).SessionId);
-	}
-	return sessions;
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -80,34 +61,10 @@ function print(row: Row): void {
 	);
 }
 
-/** The read and write scenarios of one Plaza. */
-function scenarios(manifest: SeedManifest, sessions: string[]) {
-	const as = (connection: number) => ({ "X-ss-id": sessions[connection % sessions.length] });
-	const userOf = (connection: number) => manifest.userIds[connection % sessions.length];
-	const pick = <T>(list: T[], i: number) => list[i % list.length];
-	return {
-		R1: { method: "GET", path: i => `/Users?Limit=50&Offset=${(i * 50) % Math.max(1, manifest.users - 50)}`, headers: as } as RequestSpec,
-		R2: { method: "GET", path: i => `/Posts/${pick(manifest.postsWithComments, i)}`, headers: as } as RequestSpec,
-		R3common: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.commonTag}&Limit=20`, headers: as } as RequestSpec,
-		R3rare: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.rareTag}&Limit=20`, headers: as } as RequestSpec,
-		R4: { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20`, headers: as } as RequestSpec,
-		// Second pages are never kept at the gateway: every request reads the store (what a first page costs after a write).
-		R3page2: { method: "GET", path: () => `/Search/Posts?TagNames=${manifest.commonTag}&Limit=20&Offset=20`, headers: as } as RequestSpec,
-		R4page2: { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20&Offset=20`, headers: as } as RequestSpec,
-		W1: {
-			method: "POST",
-			path: () => "/Posts",
-			body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark post ${i}`, Tags: ["bench", `t${i % 100}`] }),
-			headers: as,
-		} as RequestSpec,
-		W2: { method: "POST", path: i => `/Posts/${pick(manifest.postsWithComments, i)}/Comments`, body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark comment ${i}` }), headers: as } as RequestSpec,
-	};
-}
-
 async function main(): Promise<void> {
 	console.log(`Plaza benchmark: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${seconds}s per run, ${rounds} rounds, 50 connections`);
 	const dataDir = path.join(work, "embedded");
-	const manifest = seed({ dir: dataDir }, users, posts);
+	const manifest = seed(work, { dir: dataDir }, users, posts);
 	console.log(`seeded ${manifest.users} users and ${manifest.posts} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`);
 
 	// Embedded: every scenario.
@@ -130,7 +87,7 @@ async function main(): Promise<void> {
 		const database = testDatabase();
 		await database.create();
 		try {
-			const pgManifest = seed({ "database-url": database.url }, users, posts);
+			const pgManifest = seed(work, { "database-url": database.url }, users, posts);
 			plaza = await startBenchPlaza({ DATABASE_URL: database.url });
 			sessions = await signIn(plaza.url, pgManifest, 50);
 			s = scenarios(pgManifest, sessions);
@@ -150,26 +107,17 @@ async function main(): Promise<void> {
 
 /** D1: the gateway (with users, graph, venues, systems) and posts in two processes over NATS. */
 async function distributed(dataDir: string, manifest: SeedManifest): Promise<void> {
-	const nats = await TestNats.start();
-	const port = String(await freePort());
-	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir };
-	const posts = startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts" });
+	const d1 = await startD1(dataDir);
+	const plaza = d1.gateway;
 	try {
-		const plaza = await startBenchPlaza({ ...common, SERVICES: "gateway,users,graph,venues,systems", PORT: port, NODE_ID: "bench-gateway" }, "/ready");
-		try {
-			const sessions = await signIn(plaza.url, manifest, 50);
-			const s = scenarios(manifest, sessions);
-			await waitForPosts(plaza.url, sessions[0], manifest.postsWithComments[0]);
-			await compare("D1 FindPost over NATS", plaza.url, s.R2);
-			await compare("D1 CreatePost over NATS", plaza.url, s.W1);
-			console.log(`D1 RSS: gateway ${plaza.rssMb()} MB, posts ${rssMbOf(posts.child.pid!)} MB`);
-		} finally {
-			await plaza.stop();
-		}
+		const sessions = await signIn(plaza.url, manifest, 50);
+		const s = scenarios(manifest, sessions);
+		await waitForPosts(plaza.url, sessions[0], manifest.postsWithComments[0]);
+		await compare("D1 FindPost over NATS", plaza.url, s.R2);
+		await compare("D1 CreatePost over NATS", plaza.url, s.W1);
+		console.log(`D1 RSS: gateway ${plaza.rssMb()} MB, posts ${rssMbOf(d1.posts.child.pid!)} MB`);
 	} finally {
-		posts.child.kill("SIGTERM");
-		await posts.exited;
-		await nats.stop();
+		await d1.stop();
 	}
 }
 
@@ -186,7 +134,7 @@ async function scaleScenario(): Promise<void> {
 	const figures: Array<{ posts: number; coldStartMs: number; rssMb: number; r2: Row; r3: Row }> = [];
 	for (const count of [10_000, scale]) {
 		const dir = path.join(work, `scale-${count}`);
-		const manifest = seed({ dir }, Math.max(2000, Math.round(count / 100)), count);
+		const manifest = seed(work, { dir }, Math.max(2000, Math.round(count / 100)), count);
 		console.log(`S1: seeded ${count} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`);
 		const first = `/Posts/${manifest.postsWithComments[0]}`;
 		// The first answer needs a session: sign-in is part of what a cold start must serve.
