@@ -14,13 +14,16 @@ export class TurnBatch<T> {
 
 	add(item: T): Promise<void> {
 		this.pending.push(item);
-		this.sent ??= new Promise<void>(resolve => setImmediate(resolve)).then(() => {
-			const items = this.pending;
-			this.pending = [];
-			this.sent = undefined;
-			return this.send(items).then(() => undefined);
-		});
+		this.sent ??= new Promise<void>(resolve => setImmediate(resolve)).then(() => this.flush());
 		return this.sent;
+	}
+
+	/** Sends what is pending now, without waiting for the turn to end (a node stopping). */
+	flush(): Promise<void> {
+		const items = this.pending;
+		this.pending = [];
+		this.sent = undefined;
+		return items.length ? this.send(items).then(() => undefined) : Promise.resolve();
 	}
 }
 

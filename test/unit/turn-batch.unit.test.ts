@@ -23,6 +23,17 @@ describe("a turn batch", () => {
 		expect(sent).toEqual([[1], [2]]);
 	});
 
+	test("flush sends what is pending at once, and the turn's end sends nothing again", async () => {
+		const sent: number[][] = [];
+		const batch = new TurnBatch<number>(async items => void sent.push(items));
+		const added = batch.add(1);
+		await batch.flush();
+		expect(sent).toEqual([[1]]);
+		await added;
+		await nextTurn();
+		expect(sent).toEqual([[1]]);
+	});
+
 	test("a failed send fails every add of its turn, and the next turn sends again", async () => {
 		let fail = true;
 		const sent: string[][] = [];
