@@ -55,7 +55,7 @@ export class HttpGateway {
 
 	private readonly responses: ResponseCache;
 
-	/** Over NATS, awaited before a kept answer is looked up (see busBarrier); undefined in one process. */
+	/** Over NATS, awaited before a request reads anything this node caches (see busBarrier); undefined in one process. */
 	private readonly busBarrier: (() => Promise<void>) | undefined;
 
 	/** CORS headers for the origins of CORS_ORIGINS; undefined when it is unset. */
@@ -133,6 +133,10 @@ export class HttpGateway {
 			const meta = ctx.meta as RequestMeta & { user?: Caller | null };
 			meta.clientIp = clientAddress(req, this.config.trustProxy);
 			meta.baseUrl = baseUrlOf(req, this.config.trustProxy);
+			// Every cache this node reads for the request (its sessions, kept answers, its own services' hot
+			// records) has handled the invalidations announced before the request was sent: a token signed out
+			// through another gateway is refused here at once, not when the announcement happens to arrive.
+			if (this.busBarrier) await this.busBarrier();
 			// Who is calling comes first: the budget is the verified caller's (else the address's), not the credentials'.
 			const identity = await this.identifier.identify(ctx, req);
 			meta.user = identity?.caller ?? null;
@@ -229,7 +233,6 @@ export class HttpGateway {
 		const { op, params } = await this.callOf(found, req);
 		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
 		const keepable = op.cacheResponse && req.$format !== "xml";
-		if (keepable && this.busBarrier) await this.busBarrier();
 		const kept = keepable ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {
 			// Only a caller whose own call of this operation was answered (so was allowed) since the last change gets here.

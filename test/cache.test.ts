@@ -281,6 +281,30 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		expect((await b.call("GET", `/Users/${user.userId}`, undefined, as(user))).status).toBe(401);
 	});
 
+	test("under load, tokens signed out through A are each refused at B on the very next request", async () => {
+		// One at a time: a gateway checks a few passwords at once and asks the rest to retry.
+		const users: Array<{ userId: string; token: string }> = [];
+		for (let i = 0; i < 24; i++) users.push(await a.signUp(`busy${i}`));
+		const busy = await a.signUp("bystander");
+		for (let round = 0; round < 2; round++) await Promise.all(users.map(async user => expect((await b.call("GET", "/auth", undefined, as(user))).status).toBe(200)));
+		// Gateway B is kept busy while the tokens end: the announcements reach it among other work.
+		let loading = true;
+		const load = Promise.all(
+			Array.from({ length: 8 }, async () => {
+				while (loading) await b.call("GET", `/Users/${busy.userId}`, undefined, as(busy));
+			}),
+		);
+		const afterSignOut = await Promise.all(
+			users.map(async user => {
+				expect((await a.call("GET", "/auth/logout", undefined, as(user))).status).toBe(200);
+				return (await b.call("GET", "/auth", undefined, as(user))).status;
+			}),
+		);
+		loading = false;
+		await load;
+		expect(afterSignOut).toEqual(users.map(() => 401));
+	});
+
 	test("a profile updated through A shows through B at once: connections and a post's author", async () => {
 		const [ann, bob] = await Promise.all([a.signUp("ann"), a.signUp("bob")]);
 		expect((await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status).toBe(200);
