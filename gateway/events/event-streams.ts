@@ -125,12 +125,13 @@ export class EventStreams {
 	deliver(event: StreamEvent): void {
 		const schema = Object.hasOwn(streamRecords, event?.type) ? streamRecords[event.type] : undefined;
 		if (!schema || !Number.isSafeInteger(event.id) || !Array.isArray(event.keys) || !(event.readers === undefined || Array.isArray(event.readers))) return;
-		const frame = Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id);
+		let rendered: string | undefined;
+		const frame = () => (rendered ??= Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id));
 		const entry = { id: event.id, keys: event.keys, readers: event.readers, frame };
 		this.replay.add(entry);
 		const reached = new Set<Subscription>();
 		for (const key of event.keys) this.byKey.get(key)?.forEach(sub => reached.add(sub));
-		for (const sub of reached) if (mayRead(sub, entry.readers)) sub.write(frame);
+		for (const sub of reached) if (mayRead(sub, entry.readers)) sub.write(frame());
 	}
 
 	/** A heartbeat: the stream lives on, and hears cmd.onHeartbeat. */
@@ -174,7 +175,7 @@ export class EventStreams {
 			sub.write(Subscription.frame("cmd.onReload", JSON.stringify({ windowStart: missed.windowStart })));
 			return;
 		}
-		for (const event of missed.events) if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame);
+		for (const event of missed.events) if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame());
 	}
 
 	/** A subscription its caller may act on: known (else 404) and from the address that opened it (else 403), as ServiceStack checks. */

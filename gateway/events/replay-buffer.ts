@@ -3,7 +3,8 @@ export interface Replayable {
 	id: number;
 	keys: readonly string[];
 	readers?: readonly string[];
-	frame: string;
+	/** Rendered at its first use: most events reach no stream of a given gateway and are never replayed. */
+	frame: () => string;
 }
 
 /** What a reconnecting stream missed: the events after its Last-Event-ID, or `reload` when the window no longer holds them. */
