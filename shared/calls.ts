@@ -13,3 +13,15 @@ export function readRetriesOf(ctx: Context): number {
 	const metadata = ctx.broker.metadata as { readRetries?: number } | undefined;
 	return metadata?.readRetries ?? 0;
 }
+
+/**
+ * How long the caller still waits for this call (Moleculer's distributed timeout: the time it was
+ * given, less what it has run here), or undefined when it has no timeout.
+ */
+export function timeLeftMs(ctx: Context): number | undefined {
+	const timeout = ctx.options?.timeout;
+	const started = (ctx as { startHrTime?: [number, number] | null }).startHrTime;
+	if (!timeout || timeout <= 0 || !started) return undefined;
+	const [seconds, nanos] = process.hrtime(started);
+	return timeout - (seconds * 1e3 + nanos / 1e6);
+}

@@ -1,4 +1,5 @@
 import { ErrorBody, startPlaza, TestPlaza } from "./support/plaza";
+import { defaultConfig } from "../shared/config";
 
 // Real password hashing (OWASP's scrypt cost): the burst is about what it costs.
 delete process.env.PASSWORD_HASH_COST;
@@ -60,4 +61,26 @@ describe(`a burst of ${burst} registrations on one process`, () => {
 		const row = await plaza.db("users").get<{ n: number }>("SELECT COUNT(*) AS n FROM users WHERE user_name LIKE $1", [`patient%_${stamp}`]);
 		expect(Number(row?.n)).toBe(40);
 	}, 120_000);
+});
+
+describe("a registration whose password hash outlasts its call", () => {
+	let plaza: TestPlaza;
+	// OWASP's hash takes a few hundred ms even on a fast machine: it cannot finish within 150 ms.
+	beforeAll(async () => {
+		plaza = await startPlaza({ cluster: { ...defaultConfig().cluster, requestTimeoutMs: 200 } });
+	});
+	afterAll(() => plaza.stop());
+
+	it("is refused with 503 before the call's timeout, and no account is made, not even once the hash is done", async () => {
+		const UserName = `late_${Date.now()}`;
+		const reply = await plaza.http<ErrorBody>("POST", "/register", { UserName, Password: "correct horse battery" });
+		expect(reply.status).toBe(503);
+		expect(reply.body.ResponseStatus.ErrorCode).toBe("ServiceUnavailable");
+		expect(reply.body.ResponseStatus.Message).toMatch(/nothing was done/);
+		expect(reply.headers.get("Retry-After")).toBe("1");
+		// The hash goes on on its thread; what it would have written is not.
+		await new Promise(resolve => setTimeout(resolve, 2000));
+		const row = await plaza.db("users").get<{ n: number }>("SELECT COUNT(*) AS n FROM users WHERE user_name = $1", [UserName]);
+		expect(Number(row?.n)).toBe(0);
+	});
 });

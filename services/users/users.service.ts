@@ -4,12 +4,12 @@ import { repositoryMixin, WithRepository } from "../../shared/persistence/reposi
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
-import { hashPassword, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
+import { hashPassword, hashPasswordWithin, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
 import { invalidate } from "../../shared/cache/invalidation";
 import { onInvalidation } from "../../shared/cache/node-caches";
-import { readCall } from "../../shared/calls";
+import { readCall, timeLeftMs } from "../../shared/calls";
 import { SignInLimits } from "./sign-in-limits";
 import { AccountRow, UserChanges, UserRow, UsersRepository } from "./users.repository";
 import { usersMigrations } from "./users.schema";
@@ -41,7 +41,7 @@ interface UsersMethods {
 	updateProfile(ctx: Context, id: string, changes: ProfileUpdate): Promise<UserRow>;
 	checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined): Promise<void>;
 	rehash(account: AccountRow, password: string): Promise<void>;
-	createAccount(fields: AccountInput): Promise<UserRow>;
+	createAccount(ctx: Context, fields: AccountInput): Promise<UserRow>;
 	checkVenue(ctx: Context, venueId: string): Promise<void>;
 	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>): Promise<Caller>;
 }
@@ -52,6 +52,16 @@ interface UsersVars extends WithRepository<UsersRepository> {
 }
 
 const { implement, define } = typedService<UsersMethods, UsersVars>();
+
+/**
+ * How long a new password's hash may take, so that its write is answered before the caller gives up
+ * (undefined: no limit). What is kept back is for the write, a session for AutoLogin and the answer's
+ * way back: 1 s, or a quarter of a shorter call's time.
+ */
+function hashTimeOf(ctx: Context): number | undefined {
+	const left = timeLeftMs(ctx);
+	return left === undefined ? undefined : left - Math.min(1000, (ctx.options.timeout ?? 0) / 4);
+}
 
 /** Users: their profiles and their accounts (credentials). Sessions live in the sessions service beside it. */
 export function usersService(config: PlazaConfig): ServiceSchema {
@@ -120,7 +130,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 
 			...implement(accountsOperations.Registration, async function (ctx) {
 				const { AutoLogin, Continue } = ctx.params;
-				const user = await this.createAccount(ctx.params);
+				const user = await this.createAccount(ctx, ctx.params);
 				const response: Record<string, unknown> = { UserId: user.Id, UserName: user.UserName ?? user.Email, ReferrerUrl: Continue || undefined };
 				if (AutoLogin) {
 					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: callerFor(user), persistent: false });
@@ -134,7 +144,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				callers: ["reservations"],
 				async handler(ctx: Context<AccountInput>) {
-					const user = await this.createAccount(ctx.params);
+					const user = await this.createAccount(ctx, ctx.params);
 					return { UserId: user.Id, UserName: user.UserName ?? user.Email, user: callerFor(user) };
 				},
 			},
@@ -221,7 +231,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				if (!updated) throw failures.notFound(`User ${id}`);
 				if (Password !== undefined) {
 					const login = updated.UserName ?? updated.Email ?? "";
-					await this.repo.setCredentials(id, await hashPassword(Password), config.auth.digest ? digestHa1(login, Password) : undefined);
+					await this.repo.setCredentials(id, await hashPasswordWithin(Password, hashTimeOf(ctx)), config.auth.digest ? digestHa1(login, Password) : undefined);
 					// Whoever held the old password (or a session opened with it) is out; the session that changed it stays.
 					const caller = callerOf(ctx);
 					const except = caller?.userId === id ? caller.sessionKey : undefined;
@@ -260,7 +270,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/** A user with credentials; UserName and Email are unique (409 naming the field). */
-			async createAccount(fields: AccountInput) {
+			async createAccount(ctx: Context, fields: AccountInput) {
 				const { UserName, Email, Password, DisplayName, DefaultVenueId } = fields;
 				const login = UserName || Email;
 				if (!login) throw failures.field("UserName", "NotEmpty", "UserName or Email is required");
@@ -275,7 +285,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					DefaultVenueId,
 					FirstName: fields.FirstName || first,
 					LastName: fields.LastName || rest.join(" "),
-					PasswordHash: await hashPassword(Password),
+					PasswordHash: await hashPasswordWithin(Password, hashTimeOf(ctx)),
 					DigestHa1: config.auth.digest ? digestHa1(login, Password) : undefined,
 					CreatedTime: now,
 					UpdatedTime: now,

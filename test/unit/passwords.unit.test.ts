@@ -1,4 +1,4 @@
-import { hashPassword, hashThreads as threads, limitHashWait, verifyPassword } from "../../shared/passwords";
+import { hashPassword, hashPasswordWithin, hashThreads as threads, limitHashWait, verifyPassword } from "../../shared/passwords";
 import { PlazaError } from "../../shared/errors";
 
 describe("password hashes under a burst", () => {
@@ -26,5 +26,17 @@ describe("password hashes under a burst", () => {
 		// A burst three times the threads: at the steady pace of a few ms it is well within 300 ms.
 		const burst = await Promise.all(Array.from({ length: threads * 3 }, (_, i) => hashPassword(`burst ${i}`)));
 		expect(burst).toHaveLength(threads * 3);
+	});
+
+	test("a hash for a write that would outlive its call is refused with 503 (nothing done, retry in 1 s); with time enough, or no limit, it is made", async () => {
+		// Half OWASP's N: a quarter of a second or more here, never done within 20 ms.
+		const slow = { N: 1 << 16, r: 8, p: 1 };
+		for (const ms of [0, 20]) {
+			const late = hashPasswordWithin("too slow", ms, slow);
+			await expect(late).rejects.toBeInstanceOf(PlazaError);
+			await expect(late).rejects.toMatchObject({ code: 503, type: "ServiceUnavailable", message: expect.stringMatching(/nothing was done, retry in 1 s/), data: { retryAfter: 1 } });
+		}
+		expect(await verifyPassword("in time", await hashPasswordWithin("in time", 10_000))).toBe(true);
+		expect(await verifyPassword("no limit", await hashPasswordWithin("no limit", undefined))).toBe(true);
 	});
 });
