@@ -227,11 +227,13 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				checkUserName(profile.UserName);
 				if (profile.DefaultVenueId) await this.checkVenue(ctx, profile.DefaultVenueId);
 				if (Password !== undefined) await this.checkCurrentPassword(ctx, id, CurrentPassword);
+				// The new password's hash before any write: refused (503, nothing done), it leaves the profile as it was.
+				const hash = Password === undefined ? undefined : await hashPasswordWithin(Password, hashTimeOf(ctx));
 				const updated = await this.repo.update(id, profile, Date.now());
 				if (!updated) throw failures.notFound(`User ${id}`);
-				if (Password !== undefined) {
+				if (Password !== undefined && hash !== undefined) {
 					const login = updated.UserName ?? updated.Email ?? "";
-					await this.repo.setCredentials(id, await hashPasswordWithin(Password, hashTimeOf(ctx)), config.auth.digest ? digestHa1(login, Password) : undefined);
+					await this.repo.setCredentials(id, hash, config.auth.digest ? digestHa1(login, Password) : undefined);
 					// Whoever held the old password (or a session opened with it) is out; the session that changed it stays.
 					const caller = callerOf(ctx);
 					const except = caller?.userId === id ? caller.sessionKey : undefined;
