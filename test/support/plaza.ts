@@ -114,7 +114,12 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 	const signUp = async (fields: Record<string, unknown> = {}): Promise<Session> => {
 		signUps += 1;
 		const registration = { UserName: `user${signUps}_${Date.now()}`, Password: "correct horse battery", FirstName: `First${signUps}`, LastName: "Member", AutoLogin: true, ...fields };
-		const reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
+		let reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
+		// A 503 did nothing and says when to come back (a loaded machine's hashes): as a client would, come back, a few times.
+		for (let retry = 0; reply.status === 503 && retry < 5; retry++) {
+			await new Promise(resolve => setTimeout(resolve, 1000 * Number(reply.headers.get("Retry-After") ?? 1)));
+			reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
+		}
 		if (reply.status !== 200) throw new Error(`Registration failed: ${reply.status} ${reply.text}`);
 		const token = reply.body.SessionId;
 		return {
