@@ -20,7 +20,7 @@ const maxWaitMs = 250;
  * Made with the broker: its transporter exists from then, and its client is read at each flush.
  */
 export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
-	// NATS only (its client's flush): over another transporter kept answers are looked up without one.
+	// NATS only (its client's flush): over another transporter a gateway handles its requests without one.
 	const transporter = (broker.transit as unknown as { tx?: { client?: NatsClient | null } } | undefined)?.tx;
 	if (!transporter || !("client" in transporter)) return undefined;
 	let inFlight: Promise<void> | undefined;

@@ -16,7 +16,7 @@ const broadcastInvalidation = batchedBroadcast<Invalidation>(invalidationEvent);
  * Drops `keys` from the named cache on every node: on this one at once, on the others by an event.
  * A writer awaits this after its write and before it answers: the event then leaves on the bus
  * ahead of the reply, and nats-server queues it for every node before it passes the reply on. It
- * writes to each node on its own, so a gateway also flushes NATS before it serves a kept answer
+ * writes to each node on its own, so a gateway also flushes NATS before it handles a request
  * (see bus-barrier.ts). The invalidations a node makes in one turn leave in one packet per node.
  */
 export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
