@@ -33,7 +33,8 @@ interface AttemptKeys {
  *   trusted for the account (one it was signed in to from, recently): the owner still signs in from
  *   where she did before, a guesser rotating addresses does not.
  * An attempt is counted before its password is checked (attempts at the same time cannot all pass
- * a limit), and taken back when it succeeds; a success also clears its pair and trusts its address.
+ * a limit), and taken back when a limit refuses it or it succeeds; a success also clears its pair
+ * and trusts its address.
  */
 export class SignInLimits {
 	private readonly pairLimit: SlidingLimit;
@@ -81,7 +82,15 @@ export class SignInLimits {
 		const counts = Object.fromEntries(failureKeys(keys).map(key => [key, 1]));
 		const totals = await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts });
 		// Attempts made at the same time were each counted once: the totals say which of them come past a limit.
-		this.refuseIfSpent(who, keys, before(seen, window, this.bucketMs, totals), trusted, now);
+		// One refused here tried no password, so it spends nothing: its count is taken back (else a burst
+		// refused for its address would still spend the account's budget, and lock the owner out of new addresses).
+		try {
+			this.refuseIfSpent(who, keys, before(seen, window, this.bucketMs, totals), trusted, now);
+		} catch (refused) {
+			const undone = Object.fromEntries(Object.keys(counts).map(key => [key, -1]));
+			await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts: undone });
+			throw refused;
+		}
 
 		if (!(await proves())) {
 			this.audit({ event: "sign-in-failed", ...who }, "audit: sign-in failed");
