@@ -7,6 +7,8 @@ import { profilesOf } from "../../shared/profiles";
 import { audienceCache } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { GraphRepository } from "./graph.repository";
+import { GraphContract } from "./graph.contract";
+import { graphMongoMigrations, MongoGraphRepository } from "./graph.mongo";
 import { NetworkRow } from "./networks.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
@@ -25,7 +27,7 @@ export const embeddedLimit = 100;
 
 type EmbeddedLists = { Connections: unknown[]; Networks: unknown[]; Subscriptions: unknown[] };
 
-const { implement, define } = typedService<GraphMethods, WithRepository<GraphRepository>>();
+const { implement, define } = typedService<GraphMethods, WithRepository<GraphContract>>();
 
 /**
  * The social graph: connections (mutual, stored as one record per side), networks and their
@@ -34,7 +36,15 @@ const { implement, define } = typedService<GraphMethods, WithRepository<GraphRep
 export function graphService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "graph",
-		mixins: [repositoryMixin(config.store, { domain: "graph", migrations: graphMigrations, create: db => new GraphRepository(db), legacy: graphLegacy })],
+		mixins: [
+			repositoryMixin<GraphContract>(config.store, {
+				domain: "graph",
+				migrations: graphMigrations,
+				create: db => new GraphRepository(db),
+				mongo: { migrations: graphMongoMigrations, create: store => new MongoGraphRepository(store) },
+				legacy: graphLegacy,
+			}),
+		],
 
 		actions: {
 			...implement(graphOperations.CreateConnection, async function (ctx) {

@@ -1,5 +1,6 @@
 import { Context } from "moleculer";
 import { cacheOf, defineCache } from "../../shared/cache/node-caches";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { PostsRepository } from "./posts.repository";
 import { embedsByPost, PostEmbeds, PostRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
@@ -13,7 +14,7 @@ import { Reader } from "./posts.sql";
 export const postCache = defineCache<PostEmbeds>("posts", { max: 5_000, ttlMs: 5 * 60_000 });
 
 /** The embeds of these posts: the cached ones, and the others in one query per embedded kind. */
-export function embedsOf(ctx: Context, repo: PostsRepository, postIds: string[]): Promise<Map<string, PostEmbeds>> {
+export function embedsOf(ctx: Context, repo: RepositoryContract<PostsRepository>, postIds: string[]): Promise<Map<string, PostEmbeds>> {
 	return cacheOf(ctx.broker, postCache).throughMany(postIds, async missing => embedsByPost(await repo.parts(missing), missing));
 }
 
@@ -25,7 +26,7 @@ export function embedsOf(ctx: Context, repo: PostsRepository, postIds: string[])
 export const publicPostCache = defineCache<PostRow>("publicPosts", { max: 20_000, ttlMs: 5 * 60_000 });
 
 /** The post if the viewer may see it: a public one through the cache, a private one from the store. */
-export function visiblePostOf(ctx: Context, repo: PostsRepository, id: string, viewer: Reader): Promise<PostRow | undefined> {
+export function visiblePostOf(ctx: Context, repo: RepositoryContract<PostsRepository>, id: string, viewer: Reader): Promise<PostRow | undefined> {
 	return cacheOf(ctx.broker, publicPostCache).through(
 		id,
 		() => repo.visiblePost(id, viewer),

@@ -26,14 +26,15 @@ const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients p
 /** SQLite allows 500 terms in a compound SELECT; a longer union is run in several statements and merged. */
 const partsPerStatement = 200;
 
-interface Window {
+/** Where a list's page lies: the time now (expiry), the cursor's anchor, and how many each part yields at most (Offset + Limit). */
+export interface Window {
 	now: number;
 	anchor?: Anchor;
-	/** How many rows each part reads: Offset + Limit. */
 	take: number;
 }
 
-interface Hit {
+/** A post a part found: its id and time (the merge's order). */
+export interface Hit {
 	id: string;
 	ts: number;
 }
@@ -70,7 +71,8 @@ function topOfUnionSql(parts: Part[], params: Params, window: Window, dialect: S
 	return `SELECT id, ts FROM (${parts.map((part, i) => `SELECT id, ts FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
 }
 
-const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
+/** The ids once each, in their order, without empty ones. */
+export const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
 
 /** Feeds and searches: newest first, after an optional cursor, visible to their reader. */
 export class PostLists {

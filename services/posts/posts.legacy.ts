@@ -1,4 +1,5 @@
 import { LegacyDoc, LegacyImport, legacyText } from "../../shared/persistence/legacy";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { PostsRepository } from "./posts.repository";
 import { ActivityRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 
@@ -45,7 +46,7 @@ function legacyPost(doc: LegacyDoc) {
 }
 
 /** The former NeDB collections of the posts domain, written through the repository (idempotent). */
-export const postsLegacy: LegacyImport<PostsRepository> = {
+export const postsLegacy: LegacyImport<RepositoryContract<PostsRepository>> = {
 	posts: (repo, doc) => repo.importPost(legacyPost(doc)),
 	comments: (repo, doc) =>
 		repo.importComment({

@@ -2,6 +2,7 @@ import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database"
 import { anchorOf, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { PostLists } from "./posts.feed";
 import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
@@ -38,7 +39,7 @@ const details = (post: PostRow) => toJson(Object.fromEntries(detailFields.filter
  * and recipient, so concurrent identical additions make one row and one activity), and comments.
  */
 export class PostsRepository {
-	readonly lists: PostLists;
+	readonly lists: RepositoryContract<PostLists>;
 
 	constructor(private readonly db: SqlDatabase) {
 		this.lists = new PostLists(db);
@@ -64,6 +65,11 @@ export class PostsRepository {
 				await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING", [activity.Id, post.Id, activity.Message, activity.CreatedTime]);
 			}
 		});
+	}
+
+	/** What a crash between writes left to finish: nothing here, where each write is one transaction (the MongoDB repository has some). */
+	async finishCutOff(_before: number): Promise<number> {
+		return 0;
 	}
 
 	/** A comment of the former store, unless it is here already. */

@@ -1,6 +1,6 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
@@ -11,6 +11,8 @@ import { Names } from "./post-records";
 import { checkContext } from "./post-context";
 import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
+import { MongoPostsRepository } from "./posts.mongo";
+import { postsMongoMigrations } from "./posts-documents.mongo";
 import { feedSources, keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
@@ -29,7 +31,7 @@ interface PostsMethods {
 
 const recipientIds = (recipients: NewRecipient[]) => recipients.map(r => r.id);
 
-const { implement, define } = typedService<PostsMethods, WithRepository<PostsRepository>>();
+const { implement, define } = typedService<PostsMethods, WithRepository<RepositoryContract<PostsRepository>>>();
 
 /**
  * Posts with their recipients, tags and activities (rows of their own, keyed so that an addition
@@ -37,9 +39,35 @@ const { implement, define } = typedService<PostsMethods, WithRepository<PostsRep
  * queries themselves decide what a reader may see.
  */
 export function postsService(config: PlazaConfig): ServiceSchema {
+	// An addition still under way is younger than this (each of its writes is a call that times out before).
+	const leaseMs = 2 * config.cluster.requestTimeoutMs;
+	let sweeper: NodeJS.Timeout | undefined;
 	return define({
 		name: "posts",
-		mixins: [repositoryMixin(config.store, { domain: "posts", migrations: postsMigrations, create: db => new PostsRepository(db), legacy: postsLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<PostsRepository>>(config.store, {
+				domain: "posts",
+				migrations: postsMigrations,
+				create: db => new PostsRepository(db),
+				mongo: { migrations: postsMongoMigrations, create: store => new MongoPostsRepository(store) },
+				legacy: postsLegacy,
+			}),
+		],
+
+		// What a crash cut off between writes (on MongoDB: an addition's activity) is finished at start and then every lease.
+		started() {
+			const sweep = () =>
+				void this.repo
+					.finishCutOff(Date.now() - leaseMs)
+					.then(finished => finished && this.logger.info(`Finished ${finished} additions a crash had cut off before their activity`))
+					.catch((err: unknown) => this.logger.warn("Finishing cut-off additions failed:", err));
+			sweep();
+			sweeper = setInterval(sweep, leaseMs).unref();
+		},
+
+		stopped() {
+			clearInterval(sweeper);
+		},
 
 		actions: {
 			...implement(postsOperations.CreatePost, async function (ctx) {

@@ -15,7 +15,8 @@ export interface DeviceRow {
 const deviceColumns = 'id AS "Id", user_id AS "UserId", device_token AS "DeviceToken", platform AS "Platform", name AS "Name", created_time AS "CreatedTime"';
 const insertDevice = "INSERT INTO user_devices (id, user_id, device_token, token_hash, platform, name, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING";
 
-const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+/** The key a device token is unique by (tokens can be long; the index holds their hashes). */
+export const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** Users' devices, one per (user, token) however often registered at once. */
 export class DevicesRepository {

@@ -1,21 +1,30 @@
 import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { DevicesRepository } from "./devices.repository";
 import { devicesMigrations } from "./devices.schema";
 import { devicesLegacy } from "./devices.legacy";
+import { MongoDevicesRepository, devicesMongoMigrations } from "./devices.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
 
-const { implement, define } = typedService<object, WithRepository<DevicesRepository>>();
+const { implement, define } = typedService<object, WithRepository<RepositoryContract<DevicesRepository>>>();
 
 /** Users' devices (push notification tokens). */
 export function devicesService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "devices",
-		mixins: [repositoryMixin(config.store, { domain: "devices", migrations: devicesMigrations, create: db => new DevicesRepository(db), legacy: devicesLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<DevicesRepository>>(config.store, {
+				domain: "devices",
+				migrations: devicesMigrations,
+				create: db => new DevicesRepository(db),
+				mongo: { migrations: devicesMongoMigrations, create: store => new MongoDevicesRepository(store) },
+				legacy: devicesLegacy,
+			}),
+		],
 
 		actions: {
 			...implement(systemsOperations.CreateUserDevice, async function (ctx) {

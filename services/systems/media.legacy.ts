@@ -1,8 +1,9 @@
 import { LegacyImport, legacyText } from "../../shared/persistence/legacy";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { MediaRepository } from "./media.repository";
 
 /** The former NeDB collection of the media service (records only: the blob files stay where they are), written idempotently. */
-export const mediaLegacy: LegacyImport<MediaRepository> = {
+export const mediaLegacy: LegacyImport<RepositoryContract<MediaRepository>> = {
 	media: (repo, doc) =>
 		repo.importMedia({
 			Id: doc._id,

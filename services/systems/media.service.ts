@@ -1,6 +1,6 @@
 import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { BlobStore, createBlobStore } from "../../shared/persistence/blobs";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
@@ -9,6 +9,7 @@ import { readCall } from "../../shared/calls";
 import { MediaKind, MediaRepository, MediaRow } from "./media.repository";
 import { mediaMigrations } from "./media.schema";
 import { mediaLegacy } from "./media.legacy";
+import { MongoMediaRepository, mediaMongoMigrations } from "./media.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
 
@@ -27,7 +28,7 @@ type MediaRecord = MediaRow & { Url: string };
 /** The record of an avatar or picture; its bytes are at its Url. */
 const recordOf = (media: MediaRow): MediaRecord => ({ ...media, Url: `/media/${media.Id}` });
 
-const { implement, define } = typedService<MediaMethods, WithRepository<MediaRepository> & MediaVars>();
+const { implement, define } = typedService<MediaMethods, WithRepository<RepositoryContract<MediaRepository>> & MediaVars>();
 
 /**
  * Avatars and pictures: images checked against their declared type, bytes kept in the blob store
@@ -36,7 +37,15 @@ const { implement, define } = typedService<MediaMethods, WithRepository<MediaRep
 export function mediaService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "media",
-		mixins: [repositoryMixin(config.store, { domain: "media", migrations: mediaMigrations, create: db => new MediaRepository(db), legacy: mediaLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<MediaRepository>>(config.store, {
+				domain: "media",
+				migrations: mediaMigrations,
+				create: db => new MediaRepository(db),
+				mongo: { migrations: mediaMongoMigrations, create: store => new MongoMediaRepository(store) },
+				legacy: mediaLegacy,
+			}),
+		],
 
 		created() {
 			this.blobs = createBlobStore(config.store, this.db);

@@ -2,6 +2,7 @@ import { Context, Logger } from "moleculer";
 import { failures } from "../../shared/errors";
 import { Caller, SessionMeta } from "../../shared/caller";
 import { newGuid } from "../../shared/wire/guid";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { ReservationsRepository, StoredReservation } from "./reservations.repository";
 
 export interface ConvertInput {
@@ -44,7 +45,7 @@ const isRefusal = (err: unknown) => {
  */
 export class ReservationConversion {
 	constructor(
-		private readonly repo: ReservationsRepository,
+		private readonly repo: RepositoryContract<ReservationsRepository>,
 		private readonly leaseMs: number,
 		private readonly logger: Logger,
 	) {}

@@ -1,11 +1,12 @@
 import { LegacyImport, legacyText } from "../../shared/persistence/legacy";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { ReservationsRepository } from "./reservations.repository";
 
 /**
  * The former NeDB collection of the reservations service, written through the repository
  * (idempotent). A reservation it marked converted is done; its account is in the users domain.
  */
-export const reservationsLegacy: LegacyImport<ReservationsRepository> = {
+export const reservationsLegacy: LegacyImport<RepositoryContract<ReservationsRepository>> = {
 	reservations: (repo, doc) =>
 		repo.importReservation(
 			{

@@ -1,6 +1,6 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
@@ -8,6 +8,7 @@ import { readCall } from "../../shared/calls";
 import { ReservationsRepository } from "./reservations.repository";
 import { reservationsMigrations } from "./reservations.schema";
 import { reservationsLegacy } from "./reservations.legacy";
+import { MongoReservationsRepository, reservationsMongoMigrations } from "./reservations.mongo";
 import { ReservationConversion } from "./reservations.conversion";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
@@ -28,13 +29,21 @@ interface ReservationsMethods {
  */
 const conversionLeaseMs = (config: PlazaConfig) => 2 * config.cluster.requestTimeoutMs;
 
-const { implement, define } = typedService<ReservationsMethods, WithRepository<ReservationsRepository> & ReservationsVars>();
+const { implement, define } = typedService<ReservationsMethods, WithRepository<RepositoryContract<ReservationsRepository>> & ReservationsVars>();
 
 /** Invitations (UserReservations) and their conversion into accounts. */
 export function reservationsService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "reservations",
-		mixins: [repositoryMixin(config.store, { domain: "reservations", migrations: reservationsMigrations, create: db => new ReservationsRepository(db), legacy: reservationsLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<ReservationsRepository>>(config.store, {
+				domain: "reservations",
+				migrations: reservationsMigrations,
+				create: db => new ReservationsRepository(db),
+				mongo: { migrations: reservationsMongoMigrations, create: store => new MongoReservationsRepository(store) },
+				legacy: reservationsLegacy,
+			}),
+		],
 
 		created() {
 			this.conversion = new ReservationConversion(this.repo, conversionLeaseMs(config), this.logger);

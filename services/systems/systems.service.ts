@@ -1,6 +1,6 @@
 import { ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf } from "../../shared/caller";
@@ -8,6 +8,7 @@ import { profilesOf } from "../../shared/profiles";
 import { SystemRow, SystemsRepository, WorkItemRow } from "./systems.repository";
 import { systemsMigrations } from "./systems.schema";
 import { systemsLegacy } from "./systems.legacy";
+import { MongoSystemsRepository, systemsMongoMigrations } from "./systems.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
 
@@ -16,13 +17,21 @@ interface SystemsMethods {
 	workItem(id: string): Promise<WorkItemRow>;
 }
 
-const { implement, define } = typedService<SystemsMethods, WithRepository<SystemsRepository>>();
+const { implement, define } = typedService<SystemsMethods, WithRepository<RepositoryContract<SystemsRepository>>>();
 
 /** Outside systems, the work items Plaza keeps for them, and the maps between the two. */
 export function systemsService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "systems",
-		mixins: [repositoryMixin(config.store, { domain: "systems", migrations: systemsMigrations, create: db => new SystemsRepository(db), legacy: systemsLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<SystemsRepository>>(config.store, {
+				domain: "systems",
+				migrations: systemsMigrations,
+				create: db => new SystemsRepository(db),
+				mongo: { migrations: systemsMongoMigrations, create: store => new MongoSystemsRepository(store) },
+				legacy: systemsLegacy,
+			}),
+		],
 
 		actions: {
 			...implement(systemsOperations.CreateSystem, async function (ctx) {

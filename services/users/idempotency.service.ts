@@ -1,7 +1,8 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { catalogue } from "../../shared/catalogue";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
+import { MongoIdempotencyRepository, idempotencyMongoMigrations } from "./idempotency.mongo";
 import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { IdempotencyRepository } from "./idempotency.repository";
 import { idempotencyMigrations } from "./idempotency.schema";
@@ -13,7 +14,7 @@ const purgeEveryMs = 60 * 1000;
 /** Every service that runs a write of the catalogue: they claim and answer keys (see runOnce). */
 const writers = [...new Set(catalogue.filter(op => !op.reads).map(op => op.action.split(".")[0]))];
 
-const { define } = typedService<object, WithRepository<IdempotencyRepository>>();
+const { define } = typedService<object, WithRepository<RepositoryContract<IdempotencyRepository>>>();
 
 /**
  * Idempotency keys (the Idempotency-Key header on writes), in the deployment's store so that every
@@ -25,7 +26,15 @@ export function idempotencyService(config: PlazaConfig): ServiceSchema {
 	const keepMs = config.idempotencyKeyTtlSeconds * 1000;
 	return define({
 		name: "idempotency",
-		mixins: [repositoryMixin(config.store, { domain: "idempotency", migrations: idempotencyMigrations, create: db => new IdempotencyRepository(db) }), expiryMixin(purgeEveryMs, "idempotency keys")],
+		mixins: [
+			repositoryMixin<RepositoryContract<IdempotencyRepository>>(config.store, {
+				domain: "idempotency",
+				migrations: idempotencyMigrations,
+				create: db => new IdempotencyRepository(db),
+				mongo: { migrations: idempotencyMongoMigrations, create: store => new MongoIdempotencyRepository(store) },
+			}),
+			expiryMixin(purgeEveryMs, "idempotency keys"),
+		],
 
 		actions: {
 			/** Internal: claims a key for a first request, else what its first request left. */

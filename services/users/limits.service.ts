@@ -1,13 +1,14 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
+import { MongoLimitsRepository, limitsMongoMigrations } from "./limits.mongo";
 import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { AddAttempts, AttemptTotals, WindowCount } from "../../shared/attempts";
 import { LimitsRepository } from "./limits.repository";
 import { limitsMigrations } from "./limits.schema";
 import { typedService } from "../../shared/implement";
 
-type LimitsVars = WithRepository<LimitsRepository>;
+type LimitsVars = WithRepository<RepositoryContract<LimitsRepository>>;
 
 const purgeEveryMs = 60 * 1000;
 
@@ -22,7 +23,15 @@ const { define } = typedService<object, LimitsVars>();
 export function limitsService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "limits",
-		mixins: [repositoryMixin(config.store, { domain: "limits", migrations: limitsMigrations, create: db => new LimitsRepository(db) }), expiryMixin(purgeEveryMs, "attempt counters")],
+		mixins: [
+			repositoryMixin<RepositoryContract<LimitsRepository>>(config.store, {
+				domain: "limits",
+				migrations: limitsMigrations,
+				create: db => new LimitsRepository(db),
+				mongo: { migrations: limitsMongoMigrations, create: store => new MongoLimitsRepository(store) },
+			}),
+			expiryMixin(purgeEveryMs, "attempt counters"),
+		],
 
 		actions: {
 			/** Internal: adds counts to their keys' counters of one window; the new totals. */

@@ -1,4 +1,5 @@
 import { LegacyDoc, LegacyImport, legacyText } from "../../shared/persistence/legacy";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { SessionRow, SessionsRepository } from "./sessions.repository";
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
@@ -21,7 +22,7 @@ function sessionOf(doc: LegacyDoc): SessionRow {
 }
 
 /** The former NeDB collection of sessions: those still open are kept, so nobody is signed out by the upgrade. */
-export const sessionsLegacy: LegacyImport<SessionsRepository> = {
+export const sessionsLegacy: LegacyImport<RepositoryContract<SessionsRepository>> = {
 	sessions: async (repo, doc) => {
 		if (Number(doc.ExpiresAt) > Date.now()) await repo.importSession(sessionOf(doc));
 	},

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
+import { MongoSessionsRepository, sessionsMongoMigrations } from "./sessions.mongo";
 import { expiryMixin } from "../../shared/persistence/expiry.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, SessionMeta } from "../../shared/caller";
@@ -27,7 +28,7 @@ interface SessionsMethods {
 	ended(ctx: Context, keys: string[]): Promise<void>;
 }
 
-type SessionsVars = WithRepository<SessionsRepository>;
+type SessionsVars = WithRepository<RepositoryContract<SessionsRepository>>;
 
 const purgeEveryMs = 10 * 60 * 1000;
 /** A session's expiry moves forward at most once a minute (or a quarter of its life), not at every request. */
@@ -45,7 +46,16 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 
 	return define({
 		name: "sessions",
-		mixins: [repositoryMixin(config.store, { domain: "sessions", migrations: sessionsMigrations, create: db => new SessionsRepository(db), legacy: sessionsLegacy }), expiryMixin(purgeEveryMs, "sessions")],
+		mixins: [
+			repositoryMixin<RepositoryContract<SessionsRepository>>(config.store, {
+				domain: "sessions",
+				migrations: sessionsMigrations,
+				create: db => new SessionsRepository(db),
+				mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
+				legacy: sessionsLegacy,
+			}),
+			expiryMixin(purgeEveryMs, "sessions"),
+		],
 
 		actions: {
 			...implement(accountsOperations.Auth, async function (ctx) {

@@ -1,4 +1,5 @@
 import { LegacyDoc, LegacyImport } from "../../shared/persistence/legacy";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { NewUser, UsersRepository } from "./users.repository";
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
@@ -39,6 +40,6 @@ function userOf(doc: LegacyDoc): NewUser {
 }
 
 /** The former NeDB collection of users, written through the repository (idempotent). */
-export const usersLegacy: LegacyImport<UsersRepository> = {
+export const usersLegacy: LegacyImport<RepositoryContract<UsersRepository>> = {
 	users: async (repo, doc) => void (await repo.importUser(userOf(doc))),
 };

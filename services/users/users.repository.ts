@@ -4,8 +4,8 @@ import { present } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { Profile } from "../../shared/profiles";
 
-/** The profile's text fields (SPEC.md §2.1) and their columns. */
-const textColumns = {
+/** The profile's text fields (SPEC.md §2.1) and their columns (field names on MongoDB). */
+export const textColumns = {
 	FirstName: "first_name",
 	MiddleName: "middle_name",
 	LastName: "last_name",
@@ -23,7 +23,7 @@ const textColumns = {
 } as const;
 
 /** The profile's lists, each a JSON array in its column. */
-const listColumns = { Experiences: "experiences", Certifications: "certifications", Interests: "interests" } as const;
+export const listColumns = { Experiences: "experiences", Certifications: "certifications", Interests: "interests" } as const;
 
 export type ProfileFields = { [F in keyof typeof textColumns]?: string } & { [F in keyof typeof listColumns]?: string[] };
 
@@ -80,7 +80,7 @@ const accountColumns = `${recordColumns}, password_hash AS "PasswordHash", diges
 const profileColumns = `id AS "Id", first_name AS "FirstName", last_name AS "LastName", job_title AS "JobTitle", default_venue_id AS "DefaultVenueId"`;
 
 /** The case-folded key that makes "Ann@x.org" and "ann@x.org" one address ("" and undefined pass through). */
-const keyOf = (value: string | undefined) => value?.toLowerCase();
+export const keyOf = (value: string | undefined) => value?.toLowerCase();
 
 const emptyToNull = (value: string | undefined) => (value === undefined || value === "" ? null : value);
 
@@ -138,8 +138,8 @@ function toUser<T extends UserRow>(row: T): T {
 	return record as unknown as T;
 }
 
-/** The request field a unique violation is about: each unique index names its key column. */
-function duplicateField(err: unknown): "UserName" | "Email" | undefined {
+/** The request field a unique violation is about: each unique index names its key column (on MongoDB too, in the message). */
+export function duplicateField(err: unknown): "UserName" | "Email" | undefined {
 	const { message, constraint } = err as { message?: string; constraint?: string };
 	const where = `${constraint ?? ""} ${message ?? ""}`;
 	if (where.includes("email_key")) return "Email";

@@ -1,6 +1,7 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
+import { MongoUsersRepository, usersMongoMigrations } from "./users.mongo";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
@@ -46,7 +47,7 @@ interface UsersMethods {
 	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>): Promise<Caller>;
 }
 
-interface UsersVars extends WithRepository<UsersRepository> {
+interface UsersVars extends WithRepository<RepositoryContract<UsersRepository>> {
 	limits: SignInLimits;
 	verified: VerifiedCredentials;
 }
@@ -67,7 +68,15 @@ function hashTimeOf(ctx: Context): number | undefined {
 export function usersService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "users",
-		mixins: [repositoryMixin(config.store, { domain: "users", migrations: usersMigrations, create: db => new UsersRepository(db), legacy: usersLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<UsersRepository>>(config.store, {
+				domain: "users",
+				migrations: usersMigrations,
+				create: db => new UsersRepository(db),
+				mongo: { migrations: usersMongoMigrations, create: store => new MongoUsersRepository(store) },
+				legacy: usersLegacy,
+			}),
+		],
 
 		created() {
 			// Half the call's time for the password hash to start and finish; the rest for the account's records.

@@ -1,6 +1,6 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
-import { repositoryMixin, WithRepository } from "../../shared/persistence/repository.mixin";
+import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
@@ -8,6 +8,7 @@ import { profilesOf } from "../../shared/profiles";
 import { VenueMemberRow, VenueRow, VenuesRepository } from "./venues.repository";
 import { venuesMigrations } from "./venues.schema";
 import { venuesLegacy } from "./venues.legacy";
+import { MongoVenuesRepository, venuesMongoMigrations } from "./venues.mongo";
 import { typedService } from "../../shared/implement";
 import { venuesOperations } from "../../shared/catalogue";
 
@@ -17,13 +18,21 @@ interface VenuesMethods {
 	memberRecords(ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]): Promise<Record<string, unknown>[]>;
 }
 
-const { implement, define } = typedService<VenuesMethods, WithRepository<VenuesRepository>>();
+const { implement, define } = typedService<VenuesMethods, WithRepository<RepositoryContract<VenuesRepository>>>();
 
 /** Venues and their members (with roles). */
 export function venuesService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "venues",
-		mixins: [repositoryMixin(config.store, { domain: "venues", migrations: venuesMigrations, create: db => new VenuesRepository(db), legacy: venuesLegacy })],
+		mixins: [
+			repositoryMixin<RepositoryContract<VenuesRepository>>(config.store, {
+				domain: "venues",
+				migrations: venuesMigrations,
+				create: db => new VenuesRepository(db),
+				mongo: { migrations: venuesMongoMigrations, create: store => new MongoVenuesRepository(store) },
+				legacy: venuesLegacy,
+			}),
+		],
 
 		actions: {
 			...implement(venuesOperations.CreateVenue, async function (ctx) {

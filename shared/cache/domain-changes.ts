@@ -46,16 +46,21 @@ export function domainGenerations(broker: ServiceBroker): DomainGenerations {
 	return found;
 }
 
+/** Tells every node that a write to `domain` committed: this node's generation moves at once, then the event goes out. */
+export function domainAnnouncer(domain: string, broker: ServiceBroker): () => Promise<void> {
+	return async () => {
+		domainGenerations(broker).bump(domain);
+		await broker.broadcast<DomainChange>(domainChangedEvent, { domain });
+	};
+}
+
 /**
  * A domain's database that tells every node when a write committed: this node's generation moves at
  * once, then the event goes out, and only then does the write return, so the change is announced
  * on the bus before any answer that follows from it (as for the caches' invalidations).
  */
 export function announcingChanges(db: SqlDatabase, domain: string, broker: ServiceBroker): SqlDatabase {
-	const announce = async () => {
-		domainGenerations(broker).bump(domain);
-		await broker.broadcast<DomainChange>(domainChangedEvent, { domain });
-	};
+	const announce = domainAnnouncer(domain, broker);
 	const after = async <T>(write: Promise<T>): Promise<T> => {
 		try {
 			return await write;

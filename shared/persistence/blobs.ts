@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { StoreConfig } from "../config";
 import { PostgresBlobs } from "./blobs.postgres";
+import { MongoBlobs } from "./blobs.mongo";
 import { SqlDatabase } from "./sql/database";
 
 /**
@@ -18,15 +19,16 @@ export interface BlobStore {
 }
 
 /** The blob store beside a domain's records; on PostgreSQL it shares the domain's database `db`. */
-export function createBlobStore(store: StoreConfig, db: SqlDatabase): BlobStore {
+export function createBlobStore(store: StoreConfig, db: SqlDatabase | undefined): BlobStore {
 	switch (store.kind) {
 		case "memory":
 			return new MemoryBlobs();
 		case "sqlite":
 			return new FileBlobs(path.join(store.dir, "blobs"));
 		case "mongo":
-			throw new Error("MongoDB blobs return with the MongoDB repositories");
+			return new MongoBlobs(store.uri);
 		case "postgres":
+			if (!db) throw new Error("PostgreSQL blobs need the domain's database");
 			return new PostgresBlobs(db);
 	}
 }

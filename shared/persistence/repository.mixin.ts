@@ -4,13 +4,23 @@ import { SqlDatabase } from "./sql/database";
 import { Migration, migrate } from "./sql/migrations";
 import { closeDatabase, openDatabase } from "./sql/open";
 import { importLegacyOnce, LegacyImport } from "./legacy";
-import { announcedDomains, announcingChanges } from "../cache/domain-changes";
+import { announcedDomains, announcingChanges, domainAnnouncer } from "../cache/domain-changes";
+import { closeMongo, MongoStore, openMongo } from "./mongo/store";
+import { migrateMongo, MongoMigration } from "./mongo/migrations";
+
+/** A domain's repository on MongoDB: its collections' versioned indexes, and the repository. */
+export interface MongoRepositoryOptions<Repo> {
+	migrations: readonly MongoMigration[];
+	create: (store: MongoStore) => Repo;
+}
 
 export interface RepositoryOptions<Repo> {
 	/** The domain's name: its SQLite file, its migrations' key. */
 	domain: string;
 	migrations: readonly Migration[];
 	create: (db: SqlDatabase) => Repo;
+	/** The same repository on MongoDB (MONGO_URI). */
+	mongo: MongoRepositoryOptions<Repo>;
 	/** How the domain takes in what the former embedded store (NeDB files in DATA_DIR) held. */
 	legacy?: LegacyImport<Repo>;
 }
@@ -18,7 +28,8 @@ export interface RepositoryOptions<Repo> {
 /** What a service that mixes in a repository gets on `this`. */
 export interface WithRepository<Repo> {
 	repo: Repo;
-	db: SqlDatabase;
+	/** The SQL database (undefined on MongoDB). */
+	db?: SqlDatabase;
 }
 
 const retryConnectMs = 1000;
@@ -29,36 +40,51 @@ const retryConnectMs = 1000;
  * the database given back on stop. The service talks to `this.repo` only.
  */
 export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOptions<Repo>): Partial<ServiceSchema> {
-	type This = Service & WithRepository<Repo>;
+	type This = Service & WithRepository<Repo> & { migrateSchema: () => Promise<number[]> };
 	return {
 		created(this: Service) {
 			const self = this as This;
+			if (store.kind === "mongo") {
+				const mongo = options.mongo;
+				const db = openMongo(store.uri);
+				const announce = announcedDomains.has(options.domain) ? domainAnnouncer(options.domain, this.broker) : undefined;
+				self.repo = mongo.create(new MongoStore(db, announce));
+				self.migrateSchema = () => migrateMongo(db, options.domain, mongo.migrations);
+				return;
+			}
 			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
-			self.db = announcedDomains.has(options.domain) ? announcingChanges(db, options.domain, this.broker) : db;
-			self.repo = options.create(self.db);
+			const sql = announcedDomains.has(options.domain) ? announcingChanges(db, options.domain, this.broker) : db;
+			self.db = sql;
+			self.repo = options.create(sql);
+			self.migrateSchema = () => migrate(sql, options.domain, options.migrations);
 		},
 
 		async started(this: Service) {
 			const self = this as This;
 			for (;;) {
 				try {
-					const applied = await migrate(self.db, options.domain, options.migrations);
+					const applied = await self.migrateSchema();
 					if (applied.length) this.logger.info(`Schema of ${options.domain} migrated to version ${applied[applied.length - 1]}`);
 					break;
 				} catch (err) {
-					if (store.kind !== "postgres") throw err;
+					if (store.kind !== "postgres" && store.kind !== "mongo") throw err;
 					this.logger.error(`Migrating the ${options.domain} schema failed; retrying:`, err);
 					await new Promise(resolve => setTimeout(resolve, retryConnectMs));
 				}
 			}
-			if (store.kind === "sqlite" && options.legacy) {
+			if (store.kind === "sqlite" && options.legacy && self.db) {
 				const imported = await importLegacyOnce(self.db, store.dir, options.domain, self.repo, options.legacy);
 				if (imported) this.logger.info(`Imported ${imported} records of ${options.domain} from the former embedded store`);
 			}
 		},
 
 		async stopped(this: Service) {
-			await closeDatabase(store, (this as This).db);
+			const self = this as This;
+			if (store.kind === "mongo") return closeMongo(store.uri);
+			if (self.db) await closeDatabase(store, self.db);
 		},
 	};
 }
+
+/** A repository class's public methods: what the same domain's repository on another engine implements. */
+export type RepositoryContract<T> = Pick<T, keyof T>;

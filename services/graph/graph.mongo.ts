@@ -1,0 +1,61 @@
+import { Audience } from "../../shared/audience";
+import { MongoStore } from "../../shared/persistence/mongo/store";
+import { MongoMigration } from "../../shared/persistence/mongo/migrations";
+import { Embedded } from "./graph.repository";
+import { GraphContract } from "./graph.contract";
+import { createConnectionIndexes, MongoConnectionsRepository, PairDocument } from "./connections.mongo";
+import { MongoNetworksRepository } from "./networks.mongo";
+import { MongoSubscriptionsRepository } from "./subscriptions.mongo";
+
+/**
+ * The graph domain's indexes (graph.schema.ts on SQL): the keys a record written twice at once meets
+ * — a connection pair (its _id), a membership (network, user), a subscription (subscriber, target)
+ * — and each list by (owner, created_time, _id), which pages and the first N per owner seek.
+ */
+export const graphMongoMigrations: MongoMigration[] = [
+	{
+		version: 1,
+		description: "connections, networks, network_members and subscriptions: unique keys and lists by owner",
+		apply: async db => {
+			await createConnectionIndexes(db.collection<PairDocument>("connections"));
+			await db.collection("network_members").createIndex({ network_id: 1, user_id: 1 }, { name: "network_members_network_user", unique: true });
+			await db.collection("network_members").createIndex({ network_id: 1, created_time: 1, _id: 1 }, { name: "network_members_by_network" });
+			// Covering for UserNetworks, embedFor and audienceOf: the network ids of a user in the order joined.
+			await db.collection("network_members").createIndex({ user_id: 1, created_time: 1, _id: 1, network_id: 1 }, { name: "network_members_by_user" });
+			await db.collection("subscriptions").createIndex({ subscriber_id: 1, subscribed_to_id: 1 }, { name: "subscriptions_subscriber_target", unique: true });
+			await db.collection("subscriptions").createIndex({ subscriber_id: 1, created_time: 1, _id: 1 }, { name: "subscriptions_by_subscriber" });
+		},
+	},
+];
+
+/** The social graph on MongoDB: what `GraphRepository` does on SQL, the same three parts. */
+export class MongoGraphRepository implements GraphContract {
+	readonly connections: MongoConnectionsRepository;
+
+	readonly networks: MongoNetworksRepository;
+
+	readonly subscriptions: MongoSubscriptionsRepository;
+
+	constructor(store: MongoStore) {
+		this.connections = new MongoConnectionsRepository(store);
+		this.networks = new MongoNetworksRepository(store);
+		this.subscriptions = new MongoSubscriptionsRepository(store);
+	}
+
+	async embedFor(userIds: string[], limit: number): Promise<Embedded> {
+		const [connections, networks, subscriptions] = await Promise.all([this.connections.firstOf(userIds, limit), this.networks.firstOf(userIds, limit), this.subscriptions.firstOf(userIds, limit)]);
+		return { connections, networks, subscriptions };
+	}
+
+	/** Whether `id` is a network the user is a member of, or a user they are connected to (two keyed reads at once). */
+	async isMemberOrConnection(userId: string, id: string): Promise<boolean> {
+		const found = await Promise.all([this.networks.isMember(id, userId), this.connections.isConnected(userId, id)]);
+		return found.includes(true);
+	}
+
+	/** A user's audience: three reads at once, each from an index alone. */
+	async audienceOf(userId: string): Promise<Audience> {
+		const [connected, subscribed, networks] = await Promise.all([this.connections.peopleOf(userId), this.subscriptions.targetsOf(userId), this.networks.networkIdsOf(userId)]);
+		return { people: [...connected, ...subscribed], networks };
+	}
+}
