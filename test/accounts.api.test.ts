@@ -15,7 +15,7 @@ interface AuthBody {
 }
 
 /** A user's row as the users database stores it (every column). */
-const storedUser = (plaza: TestPlaza, id: string) => plaza.db("users").get<Record<string, unknown>>("SELECT * FROM users WHERE id = $1", [id]);
+const storedUser = (plaza: TestPlaza, id: string) => plaza.stored("users").find("users", { id });
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 const cookieHeader = (setCookies: string[]) => setCookies.map(c => c.split(";")[0]).join("; ");
@@ -171,7 +171,7 @@ describe("registration and sign-in", () => {
 		expect(stored).not.toContain(password);
 		expect(stored).not.toContain(Buffer.from(password).toString("base64"));
 		expect(doc?.password_hash).toMatch(/^scrypt\$\d+\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
-		expect(doc?.digest_ha1).toBeNull();
+		expect(doc?.digest_ha1 ?? null).toBeNull(); // NULL in SQL, absent on MongoDB
 		const other = await plaza.http<AuthBody>("POST", "/register", { UserName: "hashed2", Password: password });
 		expect((await storedUser(plaza, other.body.UserId!))?.password_hash).not.toBe(doc?.password_hash);
 		expect(JSON.stringify(await plaza.admin("GET", `/Users/${reply.body.UserId}`))).not.toContain("scrypt");
@@ -312,8 +312,8 @@ describe("sessions last as long as they should", () => {
 		const plaza = await startPlaza({ services: ["users"], auth: { ...defaults.auth, sessionTtlSeconds: 2 } });
 		try {
 			const user = await plaza.signUp();
-			expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE id = $1", [user.token])).toBeUndefined();
-			expect(await plaza.db("sessions").get('SELECT user_id AS "UserId" FROM sessions WHERE id = $1', [createHash("sha256").update(user.token).digest("hex")])).toMatchObject({ UserId: user.userId });
+			expect(await plaza.stored("sessions").find("sessions", { id: user.token })).toBeUndefined();
+			expect(await plaza.stored("sessions").find("sessions", { id: createHash("sha256").update(user.token).digest("hex") })).toMatchObject({ user_id: user.userId });
 			for (let i = 0; i < 5; i++) {
 				await sleep(700);
 				expect((await user.http("GET", "/auth")).status).toBe(200);

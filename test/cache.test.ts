@@ -47,7 +47,7 @@ describe("hot caches in one process", () => {
 		expect((await user.http("GET", "/auth")).status).toBe(200);
 		await plaza.broker.call("users.removeAccount", { id: user.userId }, { caller: "reservations" });
 		expect((await user.http("GET", "/auth")).status).toBe(401);
-		expect(await plaza.db("sessions").get("SELECT id FROM sessions WHERE user_id = $1", [user.userId])).toBeUndefined();
+		expect(await plaza.stored("sessions").count("sessions", { user_id: user.userId })).toBe(0);
 	});
 
 	test("a profile update shows at once in FindUser, in another user's Connections, and as a post's author", async () => {

@@ -1,5 +1,6 @@
 import { postgresTestsOn } from "./support/postgres";
 import { natsServerBinary } from "./support/nats";
+import { mongoTestUri } from "./support/mongo";
 import { CrashEngine } from "./support/crash-engines";
 import { formatFigures, proveCrashes } from "./support/crash-prover";
 
@@ -17,6 +18,7 @@ const cycles = Number(process.env.PLAZA_CRASH_CYCLES ?? 2);
 const engines: Array<[CrashEngine, boolean]> = [
 	["sqlite", true],
 	["postgres", postgresTestsOn],
+	["mongo", !!mongoTestUri],
 	["cluster", postgresTestsOn && !!natsServerBinary],
 ];
 

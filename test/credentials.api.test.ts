@@ -8,9 +8,9 @@ delete process.env.PASSWORD_HASH_COST;
 
 /** The stored password hash's parts: scrypt$N$r$p$salt$key. */
 async function storedHash(plaza: TestPlaza, userId: string): Promise<{ hash: string; N: number; r: number; p: number }> {
-	const row = await plaza.db("users").get<{ password_hash: string }>("SELECT password_hash FROM users WHERE id = $1", [userId]);
-	const [, N, r, p] = row!.password_hash.split("$");
-	return { hash: row!.password_hash, N: Number(N), r: Number(r), p: Number(p) };
+	const hash = String((await plaza.stored("users").find("users", { id: userId }))?.password_hash);
+	const [, N, r, p] = hash.split("$");
+	return { hash, N: Number(N), r: Number(r), p: Number(p) };
 }
 
 const basic = (user: { userName: string }, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user.userName}:${password}`).toString("base64")}` });
@@ -41,7 +41,7 @@ describe("credentials", () => {
 		test("a hash below today's cost is replaced at the next sign-in, and the password still works", async () => {
 			const user = await plaza.signUp();
 			const old = await hashPassword(user.password, { N: 1 << 14, r: 8, p: 1 });
-			await plaza.db("users").run("UPDATE users SET password_hash = $2 WHERE id = $1", [user.userId, old]);
+			await plaza.stored("users").update("users", { id: user.userId }, { password_hash: old });
 			const signIn = await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
 			expect(signIn.status).toBe(200);
 			const stored = await storedHash(plaza, user.userId);

@@ -29,7 +29,7 @@ const imageUser = read("Dockerfile").match(/^USER (\S+)$/m)?.[1];
 type Yaml = Record<string, unknown>;
 const get = (value: unknown, ...keys: Array<string | number>): unknown => keys.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], value);
 
-/** The deployment files: MongoDB is named in none of them until its repositories are written (a process with MONGO_URI set refuses to start). */
+/** The deployment files: every one runs on PostgreSQL, and none names MongoDB (MONGO_URI is the operator's choice, README "Deployment"). */
 const deploymentFiles = [
 	...fs.readdirSync(root).filter(f => /^docker-compose.*\.ya?ml$/.test(f)),
 	...fs

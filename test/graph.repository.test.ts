@@ -4,11 +4,14 @@ import path from "node:path";
 import Datastore from "@seald-io/nedb";
 import { graphLegacy } from "../services/graph/graph.legacy";
 import { GraphRepository } from "../services/graph/graph.repository";
+import { GraphContract } from "../services/graph/graph.contract";
+import { graphMongoMigrations, MongoGraphRepository } from "../services/graph/graph.mongo";
 import { importLegacyOnce } from "../shared/persistence/legacy";
 import { graphMigrations } from "../services/graph/graph.schema";
+import { MongoStore } from "../shared/persistence/mongo/store";
 import { Page } from "../shared/persistence/sql/paging";
 import { newGuid } from "../shared/wire/guid";
-import { engines, onEngine } from "./support/engines";
+import { onStore, storeEngines } from "./support/engines";
 
 /** Offset pages and cursor pages of one list read the same records. */
 async function expectCursorAgrees<T>(read: (page: Page) => Promise<T[]>, cursorOf: (record: T) => string, total: number): Promise<void> {
@@ -23,11 +26,38 @@ async function expectCursorAgrees<T>(read: (page: Page) => Promise<T[]>, cursorO
 	await expect(read({ Offset: 0, Limit: 10, AfterId: newGuid() })).rejects.toMatchObject({ code: 400 });
 }
 
-describe.each(engines)("the graph repository on %s", (_name, open) => {
-	const under = onEngine(open, graphMigrations, "graph", db => new GraphRepository(db));
+/** The former embedded store is imported into SQL engines only (at the embedded store's first start). */
+const onSql = (engine: string) => (engine === "mongodb" ? test.skip : test);
+/** States only MongoDB's writes without a transaction can be left in (by a crash between two writes). */
+const onMongo = (engine: string) => (engine === "mongodb" ? test : test.skip);
 
-	const count = async (sql: string, params: string[]) => Number((await under.engine.db.get<{ n: number }>(sql, params))?.n);
-	const sidesOf = (a: string, b: string) => count("SELECT COUNT(*) AS n FROM connections WHERE owner_id IN ($1, $2)", [a, b]);
+describe.each(storeEngines)("the graph repository on %s", engine => {
+	let mongo: MongoStore | undefined;
+	/** A collection of the MongoDB store, for writing the states tests start from. */
+	const collection = (name: string) => mongo!.collection<{ _id: string; [field: string]: unknown }>(name);
+	const under = onStore<GraphContract>(engine, {
+		domain: "graph",
+		sql: { migrations: graphMigrations, create: db => new GraphRepository(db) },
+		mongo: {
+			migrations: graphMongoMigrations,
+			create: store => {
+				mongo = store;
+				return new MongoGraphRepository(store);
+			},
+		},
+	});
+
+	/** The sides two users see: each user's list of connections (the stored layout differs: a row per side on SQL, a document per pair on MongoDB). */
+	const sidesOf = async (a: string, b: string) => (await under.repo.connections.of(a, { Offset: 0, Limit: 1000 })).length + (await under.repo.connections.of(b, { Offset: 0, Limit: 1000 })).length;
+
+	/** Writes a record straight into the store, as an older store (or a crash) left it: its columns, or on MongoDB its document (`id` as `_id`). */
+	const writeRecord = async (table: string, record: Record<string, string | number | boolean>) => {
+		const { id, ...fields } = record;
+		if (!under.sql) return void (await collection(table).insertOne({ _id: String(id), ...fields }));
+		const columns = Object.keys(record);
+		const values = Object.values(record).map(value => (typeof value === "boolean" ? Number(value) : value));
+		await under.sql.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, values);
+	};
 
 	describe("connections", () => {
 		test("a connection is both sides; a duplicate either way round is refused; disconnecting removes both", async () => {
@@ -70,17 +100,18 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
-		test("a half pair left by an older store: the owner's retry is refused and repairs it", async () => {
+		// Half pairs come only from an older store, imported into SQL (MongoDB keeps a pair in one document).
+		onSql(engine)("a half pair left by an older store: the owner's retry is refused and repairs it", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			await under.engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 0, 1)", [newGuid(), a, b]);
+			await writeRecord("connections", { id: newGuid(), owner_id: a, user_id: b, is_favorite: false, created_time: 1 });
 			expect(await under.repo.connections.connect(a, b, false, 2)).toBeUndefined();
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
-		test("the other side's retry completes a half pair and returns both", async () => {
+		onSql(engine)("the other side's retry completes a half pair and returns both", async () => {
 			const [a, b] = [newGuid(), newGuid()];
 			const old = newGuid();
-			await under.engine.db.run("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, 1, 1)", [old, a, b]);
+			await writeRecord("connections", { id: old, owner_id: a, user_id: b, is_favorite: true, created_time: 1 });
 			const pair = await under.repo.connections.connect(b, a, false, 2);
 			expect(pair).toEqual([expect.objectContaining({ OwnerId: b, UserId: a }), { Id: old, OwnerId: a, UserId: b, IsFavorite: true }]);
 		});
@@ -107,7 +138,7 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 	});
 
 	describe("networks and members", () => {
-		const membersOf = (networkId: string) => count("SELECT COUNT(*) AS n FROM network_members WHERE network_id = $1", [networkId]);
+		const membersOf = (networkId: string) => under.count("network_members", { network_id: networkId });
 
 		test("a network starts with its owner as its one member", async () => {
 			const owner = newGuid();
@@ -239,9 +270,63 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 			expect(audience.networks).toEqual([network.Id]);
 			expect(await under.repo.audienceOf(newGuid())).toEqual({ people: [], networks: [] });
 		});
+
+		test("isMemberOrConnection: a network's member and a connection may use it as a post's context; a stranger may not", async () => {
+			const [me, friend, stranger, star] = [newGuid(), newGuid(), newGuid(), newGuid()];
+			await under.repo.connections.connect(me, friend, false, 1);
+			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: star }, 2);
+			const network = await under.repo.networks.create("Closed", me, 3);
+			expect(await under.repo.isMemberOrConnection(me, network.Id)).toBe(true);
+			expect(await under.repo.isMemberOrConnection(me, friend)).toBe(true);
+			expect(await under.repo.isMemberOrConnection(friend, me)).toBe(true);
+			expect(await under.repo.isMemberOrConnection(stranger, network.Id)).toBe(false);
+			expect(await under.repo.isMemberOrConnection(stranger, me)).toBe(false);
+			expect(await under.repo.isMemberOrConnection(friend, network.Id)).toBe(false);
+			// Subscribing is following, not a connection.
+			expect(await under.repo.isMemberOrConnection(me, star)).toBe(false);
+		});
+
+		test("a membership of no network (what a crash of CreateNetwork can leave on MongoDB) is left out of a user's networks", async () => {
+			const user = newGuid();
+			const kept = await under.repo.networks.create("Kept", newGuid(), 1);
+			await writeRecord("network_members", { id: newGuid(), network_id: newGuid(), user_id: user, created_time: 5 });
+			await under.repo.networks.addMember(kept.Id, user, 6);
+			expect(await under.repo.networks.networksOf(user, { Offset: 0, Limit: 1 })).toEqual([{ ...kept, NumberOfMembers: 2 }]);
+			expect((await under.repo.embedFor([user], 10)).networks).toEqual([{ ...kept, NumberOfMembers: 2, MemberId: user }]);
+		});
 	});
 
-	test("the former NeDB collections are imported once: whole pairs, counts equal to member rows, subscriptions kept", async () => {
+	describe("what a crash between two writes leaves, repaired by the same call retried", () => {
+		onMongo(engine)("a join whose count was not written: the join retried is refused and recounts", async () => {
+			const network = await under.repo.networks.create("Counted", newGuid(), 1);
+			const user = newGuid();
+			await under.repo.networks.addMember(network.Id, user, 2);
+			await collection("networks").updateOne({ _id: network.Id }, { $set: { number_of_members: 7 } });
+			expect(await under.repo.networks.addMember(network.Id, user, 3)).toBeUndefined();
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+			await collection("networks").updateOne({ _id: network.Id }, { $set: { number_of_members: 7 } });
+			expect(await under.repo.networks.removeMember(network.Id, newGuid())).toBe(false);
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+		});
+
+		onMongo(engine)("a join cut off after its membership, before its count: readers count the members, and a mark older than the lease is repaired", async () => {
+			const network = await under.repo.networks.create("Marked", newGuid(), 1);
+			const user = newGuid();
+			await under.repo.networks.addMember(network.Id, user, 2);
+			// What the kill leaves: the network marked by a join whose count was never written.
+			await collection("networks").updateOne({ _id: network.Id }, { $set: { number_of_members: 1, counting: 1, counting_since: Date.now() } });
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+			expect((await under.repo.networks.findMany([network.Id]))[0].NumberOfMembers).toBe(2);
+			expect((await under.repo.networks.networksOf(user, { Offset: 0, Limit: 10 }))[0].NumberOfMembers).toBe(2);
+			expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({ number_of_members: 1, counting: 1 });
+
+			await collection("networks").updateOne({ _id: network.Id }, { $set: { counting_since: Date.now() - 3_600_000 } });
+			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+			expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({ number_of_members: 2, counting: 0 });
+		});
+	});
+
+	onSql(engine)("the former NeDB collections are imported once: whole pairs, counts equal to member rows, subscriptions kept", async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-graph-legacy-"));
 		const [ann, bob, cat] = [newGuid(), newGuid(), newGuid()];
 		const [networkId, connectionId] = [newGuid(), newGuid()];
@@ -261,8 +346,8 @@ describe.each(engines)("the graph repository on %s", (_name, open) => {
 			]);
 			await write("subscriptions", [{ _id: newGuid(), SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann", CreatedTime: 50, SubKey: `${cat}:${ann}` }]);
 
-			expect(await importLegacyOnce(under.engine.db, dir, "graph", under.repo, graphLegacy)).toBe(6);
-			expect(await importLegacyOnce(under.engine.db, dir, "graph", under.repo, graphLegacy)).toBe(0);
+			expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(6);
+			expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(0);
 			expect(await under.repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true }]);
 			expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false }]);
 			expect(await under.repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2, IsOpen: false });

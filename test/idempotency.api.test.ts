@@ -60,8 +60,7 @@ describe("Idempotency-Key on writes", () => {
 		const generic = await user.http("POST", "/json/reply/CreatePost", { IsPrivate: false, Content: "once only", AuthorId: user.userId }, keyed(key));
 		expect(rest.status).toBe(200);
 		expect(generic.text).toBe(rest.text);
-		const count = await plaza.db("posts").get<{ n: number }>("SELECT COUNT(*) AS n FROM posts WHERE author_id = $1", [user.userId]);
-		expect(Number(count?.n)).toBe(1);
+		expect(await plaza.stored("posts").count("posts", { author_id: user.userId })).toBe(1);
 
 		const taken = { UserName: user.userName, Password: "correct horse battery" };
 		const refusalKey = randomUUID();
@@ -77,7 +76,7 @@ describe("Idempotency-Key on writes", () => {
 		const other = await user.http<ErrorBody>("POST", "/Posts", { AuthorId: user.userId, Content: "second" }, keyed(key));
 		expect(other.status).toBe(422);
 		expect(other.body.ResponseStatus.ErrorCode).toBe("IdempotencyKeyReused");
-		const rows = await plaza.db("posts").all<{ content: string }>("SELECT content FROM posts WHERE author_id = $1", [user.userId]);
+		const rows = await plaza.stored("posts").all("posts", { author_id: user.userId });
 		expect(rows.map(r => r.content)).toEqual(["first"]);
 	});
 
@@ -109,8 +108,8 @@ describe("Idempotency-Key on writes", () => {
 		const again = await user.http("POST", "/json/reply/CreatePost[]", batch, keyed(key));
 		expect(first.status).toBe(200);
 		expect(again.text).toBe(first.text);
-		const rows = await plaza.db("posts").all<{ content: string }>("SELECT content FROM posts WHERE author_id = $1 ORDER BY content", [user.userId]);
-		expect(rows.map(r => r.content)).toEqual(["one", "two"]);
+		const rows = await plaza.stored("posts").all("posts", { author_id: user.userId });
+		expect(rows.map(r => String(r.content)).sort()).toEqual(["one", "two"]);
 	});
 
 	it("the OpenAPI description offers the header on writes only", async () => {
@@ -124,7 +123,7 @@ describe("Idempotency-Key on writes", () => {
 	it("the store keeps neither the key nor the answer in clear (it may hold a session id)", async () => {
 		const key = randomUUID();
 		const reply = await plaza.http("POST", "/register", { UserName: `sealed_${Date.now()}`, Password: "correct horse battery", AutoLogin: true }, keyed(key));
-		const rows = await plaza.db("idempotency").all<Record<string, unknown>>("SELECT * FROM idempotency_keys");
+		const rows = await plaza.stored("idempotency").all("idempotency_keys");
 		const stored = JSON.stringify(rows);
 		expect(stored).not.toContain(key);
 		expect(stored).not.toContain(String(reply.body.SessionId));
@@ -156,8 +155,7 @@ describe("a write whose answer does not come in time", () => {
 		const after = await user.http<WireRecord>("POST", "/Posts", post, keyed(key));
 		expect(after.status).toBe(200);
 		expect(after.body.Content).toBe("slow but sure");
-		const rows = await plaza.db("posts").all<{ id: string }>("SELECT id FROM posts WHERE author_id = $1", [user.userId]);
-		expect(rows).toHaveLength(1);
+		expect(await plaza.stored("posts").count("posts", { author_id: user.userId })).toBe(1);
 	});
 
 	it("is 504 without a key too, on the generic route and on SOAP; a read that times out stays 503", async () => {
@@ -169,9 +167,9 @@ describe("a write whose answer does not come in time", () => {
 		expect(soap.headers.get("x-status")).toBe("504");
 		expect(soap.text).toContain("<ErrorCode>OutcomeUnknown</ErrorCode>");
 		await sleep(1200);
-		const written = await plaza.db("posts").all<{ id: string }>("SELECT id FROM posts WHERE author_id = $1", [user.userId]);
+		const written = await plaza.stored("posts").all("posts", { author_id: user.userId });
 		expect(written).toHaveLength(2);
-		const read = await user.http<ErrorBody>("GET", `/Posts/${written[0].id}`);
+		const read = await user.http<ErrorBody>("GET", `/Posts/${String(written[0].id)}`);
 		expect(read.status).toBe(503);
 	});
 });

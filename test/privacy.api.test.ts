@@ -122,7 +122,7 @@ describe("accounts and privacy", () => {
 			expect((await joiner.http("POST", `/Networks/${open.Id}/Members`, { UserId: joiner.userId })).status).toBe(200);
 			expect((await joiner.http("POST", `/Networks/${open.Id}/Members`, { UserId: stranger.userId })).status).toBe(403);
 			expect((await owner.http("GET", `/Networks/${open.Id}`)).body.NumberOfMembers).toBe(2);
-			expect(await plaza.db("graph").get("SELECT is_open FROM networks WHERE id = $1", [open.Id])).toEqual({ is_open: 1 });
+			expect(Number((await plaza.stored("graph").find("networks", { id: open.Id }))?.is_open)).toBe(1);
 		});
 
 		test("a private post addressed to a closed network stays out of a stranger's reach (404), joining refused", async () => {

@@ -77,7 +77,7 @@ describe("reservations: invitations that become accounts", () => {
 		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId }, { caller: "reservations" });
 		await plaza.broker.call("venues.join", { venueId, userId: orphan.userId }, { caller: "reservations" });
 		const cutOff = (claimedTime: number) =>
-			plaza.db("reservations").run("UPDATE user_reservations SET conversion_state = 'pending', conversion_id = $2, conversion_user_id = $3, claimed_time = $4 WHERE id = $1", [reservation.Id, "cut-off", orphan.userId, claimedTime]);
+			plaza.stored("reservations").update("user_reservations", { id: reservation.Id }, { conversion_state: "pending", conversion_id: "cut-off", conversion_user_id: orphan.userId, claimed_time: claimedTime });
 
 		// Within the lease the attempt may still be alive: the invitee is told to wait.
 		await cutOff(Date.now());
@@ -100,9 +100,7 @@ describe("reservations: invitations that become accounts", () => {
 		const members = Number((await host.http("GET", `/Networks/${networkId}`)).body.NumberOfMembers);
 		const orphan = await plaza.signUp({ UserName: "never.retried", Email: reservation.Email });
 		await plaza.broker.call("graph.joinNetwork", { networkId, userId: orphan.userId }, { caller: "reservations" });
-		await plaza
-			.db("reservations")
-			.run("UPDATE user_reservations SET conversion_state = 'pending', conversion_id = $2, conversion_user_id = $3, claimed_time = $4 WHERE id = $1", [reservation.Id, "cut-off", orphan.userId, Date.now() - 3600_000]);
+		await plaza.stored("reservations").update("user_reservations", { id: reservation.Id }, { conversion_state: "pending", conversion_id: "cut-off", conversion_user_id: orphan.userId, claimed_time: Date.now() - 3600_000 });
 		expect((await orphan.http("GET", "/auth")).status).toBe(200);
 
 		const sweep = () => (plaza.broker.getLocalService("reservations") as unknown as { reopenCutOff(): Promise<number> }).reopenCutOff();

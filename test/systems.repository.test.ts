@@ -19,31 +19,48 @@ import { ServiceMapRow, SystemsRepository, WorkItemRow } from "../services/syste
 import { systemsMigrations } from "../services/systems/systems.schema";
 import { migrate } from "../shared/persistence/sql/migrations";
 import { newGuid } from "../shared/wire/guid";
-import { engines, EngineUnderTest } from "./support/engines";
+import { onStore, storeEngines } from "./support/engines";
+import { RepositoryContract } from "../shared/persistence/repository.mixin";
+import { MongoSystemsRepository, systemsMongoMigrations } from "../services/systems/systems.mongo";
+import { MongoDevicesRepository, devicesMongoMigrations } from "../services/systems/devices.mongo";
+import { MongoReservationsRepository, reservationsMongoMigrations } from "../services/systems/reservations.mongo";
+import { MongoMediaRepository, mediaMongoMigrations } from "../services/systems/media.mongo";
 
 const times = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
 const settled = <T>(n: number, make: (i: number) => Promise<T>) => Promise.allSettled(Array.from({ length: n }, (_, i) => make(i)));
 
-describe.each(engines)("the systems domain's repositories on %s", (_name, open) => {
-	let engine: EngineUnderTest;
-	let systems: SystemsRepository;
-	let devices: DevicesRepository;
-	let reservations: ReservationsRepository;
-	let media: MediaRepository;
-	const count = async (table: string, where = "", params: string[] = []) => Number((await engine.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} ${where}`, params))?.n);
-
-	beforeAll(async () => {
-		// The four services keep apart databases in a deployment; one database with every domain's tables serves the suite.
-		engine = await open(systemsMigrations, "systems");
-		await migrate(engine.db, "devices", devicesMigrations);
-		await migrate(engine.db, "reservations", reservationsMigrations);
-		await migrate(engine.db, "media", mediaMigrations);
-		systems = new SystemsRepository(engine.db);
-		devices = new DevicesRepository(engine.db);
-		reservations = new ReservationsRepository(engine.db);
-		media = new MediaRepository(engine.db);
+describe.each(storeEngines)("the systems domain's repositories on %s", engine => {
+	// The four services keep apart databases in a deployment, as here.
+	const systemsStore = onStore<RepositoryContract<SystemsRepository>>(engine, {
+		domain: "systems",
+		sql: { migrations: systemsMigrations, create: db => new SystemsRepository(db) },
+		mongo: { migrations: systemsMongoMigrations, create: store => new MongoSystemsRepository(store) },
 	});
-	afterAll(() => engine.close());
+	const devicesStore = onStore<RepositoryContract<DevicesRepository>>(engine, {
+		domain: "devices",
+		sql: { migrations: devicesMigrations, create: db => new DevicesRepository(db) },
+		mongo: { migrations: devicesMongoMigrations, create: store => new MongoDevicesRepository(store) },
+	});
+	const reservationsStore = onStore<RepositoryContract<ReservationsRepository>>(engine, {
+		domain: "reservations",
+		sql: { migrations: reservationsMigrations, create: db => new ReservationsRepository(db) },
+		mongo: { migrations: reservationsMongoMigrations, create: store => new MongoReservationsRepository(store) },
+	});
+	const mediaStore = onStore<RepositoryContract<MediaRepository>>(engine, {
+		domain: "media",
+		sql: { migrations: mediaMigrations, create: db => new MediaRepository(db) },
+		mongo: { migrations: mediaMongoMigrations, create: store => new MongoMediaRepository(store) },
+	});
+	let systems: RepositoryContract<SystemsRepository>;
+	let devices: RepositoryContract<DevicesRepository>;
+	let reservations: RepositoryContract<ReservationsRepository>;
+	let media: RepositoryContract<MediaRepository>;
+	beforeAll(() => {
+		systems = systemsStore.repo;
+		devices = devicesStore.repo;
+		reservations = reservationsStore.repo;
+		media = mediaStore.repo;
+	});
 
 	describe("systems, work items and service maps", () => {
 		const workItem = (fields: Partial<WorkItemRow> = {}): WorkItemRow => ({ Id: newGuid(), ShortDescription: "Fix it", CreatedTime: Date.now(), ...fields });
@@ -78,10 +95,10 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			const first = workItem({ ReferenceId: "PROJ-1", SystemId: 1 });
 			expect(await systems.createWorkItem(first, mapOf(first, 1, "PROJ-1"))).toEqual(first);
 			expect(await systems.findWorkItem(first.Id)).toEqual(first);
-			const items = await count("work_items");
+			const items = await systemsStore.count("work_items", { reference_id: "PROJ-1" });
 			const second = workItem({ ReferenceId: "PROJ-1", SystemId: 1 });
 			await expect(systems.createWorkItem(second, mapOf(second, 1, "PROJ-1"))).rejects.toMatchObject({ code: 409, data: { errors: [{ FieldName: "ReferenceId" }] } });
-			expect(await count("work_items")).toBe(items);
+			expect(await systemsStore.count("work_items", { reference_id: "PROJ-1" })).toBe(items);
 			expect(await systems.findWorkItem(second.Id)).toBeUndefined();
 		});
 
@@ -90,7 +107,7 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			const broken = { ...mapOf(item, 1, "PROJ-2"), ReferenceId: null as unknown as string };
 			await expect(systems.createWorkItem(item, broken)).rejects.toThrow();
 			expect(await systems.findWorkItem(item.Id)).toBeUndefined();
-			expect(await count("service_maps", "WHERE work_item_id = $1", [item.Id])).toBe(0);
+			expect(await systemsStore.count("service_maps", { work_item_id: item.Id })).toBe(0);
 		});
 
 		test("10 identical CreateServiceMap at once make one map; 10 mapped work items at once make one work item", async () => {
@@ -98,17 +115,17 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			await systems.createWorkItem(item);
 			const maps = await times(10, () => systems.createMap(mapOf(item, 2, "EXT-7")));
 			expect(maps.filter(Boolean)).toHaveLength(1);
-			expect(await count("service_maps", "WHERE reference_id = $1", ["EXT-7"])).toBe(1);
+			expect(await systemsStore.count("service_maps", { reference_id: "EXT-7" })).toBe(1);
 
-			const before = await count("work_items");
+			const before = await systemsStore.count("work_items", { reference_id: "EXT-9" });
 			const results = await settled(10, () => {
 				const racing = workItem({ ReferenceId: "EXT-9", SystemId: 2 });
 				return systems.createWorkItem(racing, mapOf(racing, 2, "EXT-9"));
 			});
 			expect(results.filter(r => r.status === "fulfilled")).toHaveLength(1);
 			expect(results.filter(r => r.status === "rejected").map(r => (r.reason as { code?: unknown }).code)).toEqual(Array(9).fill(409));
-			expect(await count("work_items")).toBe(before + 1);
-			expect(await count("service_maps", "WHERE reference_id = $1", ["EXT-9"])).toBe(1);
+			expect(await systemsStore.count("work_items", { reference_id: "EXT-9" })).toBe(before + 1);
+			expect(await systemsStore.count("service_maps", { reference_id: "EXT-9" })).toBe(1);
 		});
 
 		test("maps paged by offset and by cursor agree, filtered by system and reference", async () => {
@@ -128,13 +145,31 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 		test("a former map whose work item was never written is not imported (it would block its reference for ever)", async () => {
 			const missing = workItem();
 			await systems.importMap(mapOf(missing, 1, "LOST-1"));
-			expect(await count("service_maps", "WHERE reference_id = $1", ["LOST-1"])).toBe(0);
+			expect(await systemsStore.count("service_maps", { reference_id: "LOST-1" })).toBe(0);
 			const kept = workItem();
 			await systems.importWorkItem(kept);
 			await systems.importWorkItem(kept);
 			await systems.importMap(mapOf(kept, 1, "KEPT-1"));
 			await systems.importMap(mapOf(kept, 1, "KEPT-1"));
-			expect(await count("service_maps", "WHERE reference_id = $1", ["KEPT-1"])).toBe(1);
+			expect(await systemsStore.count("service_maps", { reference_id: "KEPT-1" })).toBe(1);
+		});
+
+		test("a work item left without its map (a write cut off between the two) keeps nobody from mapping its reference", async () => {
+			await systems.importWorkItem(workItem({ ReferenceId: "CUT-1", SystemId: 4 }));
+			const retried = workItem({ ReferenceId: "CUT-1", SystemId: 4 });
+			expect(await systems.createWorkItem(retried, mapOf(retried, 4, "CUT-1"))).toEqual(retried);
+			expect(await systems.maps({ SystemId: 4, ReferenceId: "CUT-1" }, { Offset: 0, Limit: 10 })).toMatchObject([{ WorkItemId: retried.Id }]);
+		});
+
+		test("a work item keeps its optional fields, and leaves out those it has not", async () => {
+			const full = workItem({ LongDescription: "Long", ReferenceId: "FULL-1", SystemId: 5, Url: "https://w.example", DefaultVenueId: newGuid(), CreatedBy: newGuid() });
+			expect(await systems.createWorkItem(full)).toEqual(full);
+			expect(await systems.findWorkItem(full.Id)).toEqual(full);
+			const bare = workItem();
+			await systems.createWorkItem(bare);
+			expect(Object.keys((await systems.findWorkItem(bare.Id))!).sort()).toEqual(["CreatedTime", "Id", "ShortDescription"]);
+			expect(await systems.findWorkItem(newGuid())).toBeUndefined();
+			expect(await systems.findSystem(9999)).toBeUndefined();
 		});
 	});
 
@@ -145,7 +180,7 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			const replies = await times(10, () => devices.register({ Id: newGuid(), UserId: userId, DeviceToken: token, Platform: "iOS", CreatedTime: Date.now() }));
 			expect(new Set(replies.map(d => d.Id)).size).toBe(1);
 			expect(replies[0]).toEqual({ Id: replies[0].Id, UserId: userId, DeviceToken: token, Platform: "iOS", CreatedTime: expect.any(Number) });
-			expect(await count("user_devices", "WHERE user_id = $1", [userId])).toBe(1);
+			expect(await devicesStore.count("user_devices", { user_id: userId })).toBe(1);
 			expect(await devices.unregister(newGuid(), replies[0].Id)).toBeUndefined();
 			expect(await devices.unregister(userId, replies[0].Id)).toEqual(replies[0]);
 			expect(await devices.ofUser(userId, { Offset: 0, Limit: 10 })).toEqual([]);
@@ -158,6 +193,18 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			expect(all).toHaveLength(9);
 			expect(await devices.ofUser(userId, { Offset: 0, Limit: 4, AfterId: all[3].Id })).toEqual(await devices.ofUser(userId, { Offset: 4, Limit: 4 }));
 			await expect(devices.ofUser(newGuid(), { Offset: 0, Limit: 4, AfterId: all[3].Id })).rejects.toMatchObject({ code: 400 });
+			expect(await devices.ofUser(userId, { Offset: 0, Limit: 0 })).toEqual([]);
+		});
+
+		test("an imported device is written once; another user's device of the same token is another device", async () => {
+			const device = { Id: newGuid(), UserId: newGuid(), DeviceToken: "shared-token", Name: "Phone", CreatedTime: 3 };
+			await devices.importDevice(device);
+			await devices.importDevice(device);
+			await devices.importDevice({ ...device, Id: newGuid() });
+			expect(await devices.ofUser(device.UserId, { Offset: 0, Limit: 10 })).toEqual([device]);
+			const other = await devices.register({ ...device, Id: newGuid(), UserId: newGuid() });
+			expect(other.Id).not.toBe(device.Id);
+			expect(await devicesStore.count("user_devices", { user_id: other.UserId })).toBe(1);
 		});
 	});
 
@@ -176,12 +223,27 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			expect(all).toHaveLength(7);
 			expect(await media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: all[2].Id })).toEqual(await media.picturesOf(userId, { Offset: 3, Limit: 3 }));
 			await expect(media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: latest.Id })).rejects.toMatchObject({ code: 400 });
+			expect(await media.picturesOf(userId, { Offset: 0, Limit: 0 })).toEqual([]);
+		});
+
+		test("a picture keeps its post; an imported record is written once; nothing is found for what is not there", async () => {
+			const ownerId = newGuid();
+			const ofPost = { ...picture(ownerId, 9), PostId: newGuid() };
+			expect(await media.create(ofPost)).toEqual(ofPost);
+			expect(await media.picturesOf(ownerId, { Offset: 0, Limit: 10 })).toEqual([ofPost]);
+			const imported = picture(ownerId, 10);
+			await media.importMedia(imported);
+			await media.importMedia({ ...imported, ETag: "other" });
+			expect(await media.find(imported.Id)).toEqual(imported);
+			expect(await mediaStore.count("media_records", { id: imported.Id })).toBe(1);
+			expect(await media.find(newGuid())).toBeUndefined();
+			expect(await media.currentAvatar(ownerId)).toBeUndefined();
 		});
 	});
 
 	test("on PostgreSQL, the media migration makes the blob table and the blob store keeps bytes in it", async () => {
-		if (engine.db.dialect.name !== "postgres") return;
-		const blobs = new PostgresBlobs(engine.db);
+		if (mediaStore.sql?.dialect.name !== "postgres") return;
+		const blobs = new PostgresBlobs(mediaStore.sql);
 		const id = newGuid();
 		await blobs.put(id, Buffer.from([1, 2, 3]));
 		await blobs.put(id, Buffer.from([4, 5]));
@@ -257,6 +319,27 @@ describe.each(engines)("the systems domain's repositories on %s", (_name, open) 
 			await reservations.importReservation(done, undefined);
 			expect((await reservations.find(open.Id))?.conversion).toEqual({ State: "open" });
 			expect((await reservations.find(done.Id))?.conversion).toEqual({ State: "done", ConvertedTime: 5 });
+			expect(await reservations.find(open.Id)).toEqual({ ...open, conversion: { State: "open" } });
+			expect(await reservationsStore.count("user_reservations", { id: done.Id })).toBe(1);
+			expect(await reservations.find(newGuid())).toBeUndefined();
+		});
+
+		test("the claims cut off are those pending and not heard of since, at most as many as asked; open and done ones are not", async () => {
+			const [a, b, fresh, finished, open] = [await reservation(), await reservation(), await reservation(), await reservation(), await reservation()];
+			for (const [r, heard] of [
+				[a, 1000],
+				[b, 1200],
+				[fresh, 5000],
+				[finished, 1100],
+			] as const) {
+				const attempt = newGuid();
+				await reservations.claim(r.Id, attempt, heard, heard - 60_000);
+				if (r === finished) await reservations.finish(r.Id, attempt, heard);
+			}
+			expect((await reservations.cutOff(1500)).sort()).toEqual([a.Id, b.Id].sort());
+			expect(await reservations.cutOff(1500, 1)).toHaveLength(1);
+			expect(await reservations.cutOff(999)).toEqual([]);
+			expect(await reservations.cutOff(1500)).not.toContain(open.Id);
 		});
 	});
 });

@@ -10,7 +10,10 @@ import { newGuid } from "../shared/wire/guid";
 import { usersLegacy } from "../services/users/users.legacy";
 import { sessionsLegacy } from "../services/users/sessions.legacy";
 import { importLegacyOnce } from "../shared/persistence/legacy";
-import { engines, onEngine } from "./support/engines";
+import { onStore, storeEngines } from "./support/engines";
+import { RepositoryContract } from "../shared/persistence/repository.mixin";
+import { MongoUsersRepository, usersMongoMigrations } from "../services/users/users.mongo";
+import { MongoSessionsRepository, sessionsMongoMigrations } from "../services/users/sessions.mongo";
 
 let made = 0;
 
@@ -42,10 +45,17 @@ async function failureOf(write: Promise<unknown>): Promise<{ code: number; field
 	}
 }
 
-describe.each(engines)("the users repository on %s", (_name, open) => {
-	const under = onEngine(open, usersMigrations, "users", db => new UsersRepository(db));
+/** The former embedded store is imported into SQL engines only (at the embedded store's first start). */
+const onSql = (engine: string) => (engine === "mongodb" ? test.skip : test);
 
-	const count = async (where: string, params: string[]) => Number((await under.engine.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM users WHERE ${where}`, params))?.n);
+describe.each(storeEngines)("the users repository on %s", engine => {
+	const under = onStore<RepositoryContract<UsersRepository>>(engine, {
+		domain: "users",
+		sql: { migrations: usersMigrations, create: db => new UsersRepository(db) },
+		mongo: { migrations: usersMongoMigrations, create: store => new MongoUsersRepository(store) },
+	});
+
+	const count = (where: Record<string, string>) => under.count("users", where);
 
 	test("a user is written with its profile and read back as its record, without credentials", async () => {
 		const user = newUser({ Email: "Ada@Example.org", Interests: ["poetry", "mathematics"], JobTitle: "", Cloaked: false });
@@ -74,7 +84,7 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ UserName: i % 2 ? name : name.toLowerCase() })))));
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "UserName" })));
-		expect(await count("user_name_key = $1", [name.toLowerCase()])).toBe(1);
+		expect(await count({ user_name_key: name.toLowerCase() })).toBe(1);
 	});
 
 	test("ten concurrent registrations of one e-mail address in any case make one user; the others are 409 naming Email", async () => {
@@ -82,7 +92,7 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ Email: i % 2 ? email : email.toUpperCase() })))));
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "Email" })));
-		expect(await count("email_key = $1", [email.toLowerCase()])).toBe(1);
+		expect(await count({ email_key: email.toLowerCase() })).toBe(1);
 	});
 
 	test("an update sets what is given, clears what is given empty, keeps the rest; a taken e-mail address is a 409", async () => {
@@ -149,10 +159,10 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		expect(await under.repo.importUser(user)).toBe(false);
 		expect(await under.repo.importUser({ ...user, Id: newGuid() })).toBe(false);
 		expect(await under.repo.find(user.Id)).toMatchObject({ Id: user.Id, Roles: ["Admin"], Cloaked: true });
-		expect(await count("id = $1", [user.Id])).toBe(1);
+		expect(await count({ id: user.Id })).toBe(1);
 	});
 
-	test("the former store's users collection is imported once, profile, credentials and keys included", async () => {
+	onSql(engine)("the former store's users collection is imported once, profile, credentials and keys included", async () => {
 		const id = newGuid();
 		const doc = {
 			_id: id,
@@ -171,8 +181,8 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 		};
 		const dir = await legacyFolder({ users: [doc] });
 		try {
-			expect(await importLegacyOnce(under.engine.db, dir, "users", under.repo, usersLegacy)).toBe(1);
-			expect(await importLegacyOnce(under.engine.db, dir, "users", under.repo, usersLegacy)).toBe(0);
+			expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(1);
+			expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(0);
 			expect(await under.repo.find(id)).toEqual({ Id: id, UserName: doc.UserName, Email: doc.Email, FirstName: "Old", LastName: "Timer", Interests: ["history"], Roles: [], Cloaked: true, CreatedTime: 123, UpdatedTime: 456 });
 			expect(await under.repo.account(doc.Email.toLowerCase())).toMatchObject({ Id: id, PasswordHash: "scrypt$old" });
 		} finally {
@@ -188,8 +198,12 @@ describe.each(engines)("the users repository on %s", (_name, open) => {
 	});
 });
 
-describe.each(engines)("the sessions repository on %s", (_name, open) => {
-	const under = onEngine(open, sessionsMigrations, "sessions", db => new SessionsRepository(db));
+describe.each(storeEngines)("the sessions repository on %s", engine => {
+	const under = onStore<RepositoryContract<SessionsRepository>>(engine, {
+		domain: "sessions",
+		sql: { migrations: sessionsMigrations, create: db => new SessionsRepository(db) },
+		mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
+	});
 
 	const session = (fields: Partial<SessionRow> = {}): SessionRow => ({
 		Id: newGuid() + newGuid(),
@@ -237,16 +251,16 @@ describe.each(engines)("the sessions repository on %s", (_name, open) => {
 		expect(await under.repo.removeExpired(20_000)).toBeGreaterThanOrEqual(1);
 		expect(await under.repo.find(ended.Id)).toBeUndefined();
 		expect(await under.repo.find(open.Id)).toEqual(open);
-		expect(Number((await under.engine.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE id = $1", [open.Id]))?.n)).toBe(1);
+		expect(await under.count("sessions", { id: open.Id })).toBe(1);
 	});
 
-	test("the former store's open sessions are imported (token hashes as keys), its ended ones dropped", async () => {
+	onSql(engine)("the former store's open sessions are imported (token hashes as keys), its ended ones dropped", async () => {
 		const now = Date.now();
 		const kept = { _id: newGuid() + newGuid(), UserId: newGuid(), UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidAt: now, ExpiresAt: now + 60_000 };
 		const ended = { ...kept, _id: newGuid() + newGuid(), ExpiresAt: now - 1 };
 		const dir = await legacyFolder({ sessions: [kept, ended] });
 		try {
-			await importLegacyOnce(under.engine.db, dir, "sessions", under.repo, sessionsLegacy);
+			await importLegacyOnce(under.sql!, dir, "sessions", under.repo, sessionsLegacy);
 			expect(await under.repo.find(kept._id)).toEqual({ Id: kept._id, UserId: kept.UserId, UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidTime: now, ExpiresTime: now + 60_000 });
 			expect(await under.repo.find(ended._id)).toBeUndefined();
 		} finally {

@@ -1,6 +1,6 @@
 import { TestPlaza } from "./plaza";
 
-/** Every domain table, by the service that keeps it: what a refused request must leave as it was. */
+/** Every domain table (a collection of the same name on MongoDB), by the service that keeps it: what a refused request must leave as it was. */
 const tables: Record<string, string[]> = {
 	users: ["users"],
 	sessions: ["sessions"],
@@ -13,14 +13,12 @@ const tables: Record<string, string[]> = {
 	media: ["media_records"],
 };
 
-/** The row count of every domain table (one query per service, all at once), and the named users' records whole. */
+/** The record count of every domain table (all at once), and the named users' records whole. */
 export async function recordsSnapshot(plaza: TestPlaza, userIds: string[] = []): Promise<Record<string, unknown>> {
-	const [counts, users] = await Promise.all([
-		Promise.all(Object.entries(tables).map(([service, names]) => plaza.db(service).get<Record<string, unknown>>(`SELECT ${names.map(t => `(SELECT COUNT(*) FROM ${t}) AS ${t}`).join(", ")}`))),
-		Promise.all(userIds.map(id => plaza.db("users").get("SELECT * FROM users WHERE id = $1", [id]))),
-	]);
+	const everyTable = Object.entries(tables).flatMap(([service, names]) => names.map(table => [service, table] as const));
+	const [counts, users] = await Promise.all([Promise.all(everyTable.map(([service, table]) => plaza.stored(service).count(table))), Promise.all(userIds.map(id => plaza.stored("users").find("users", { id })))]);
 	const snapshot: Record<string, unknown> = {};
-	for (const row of counts) for (const [table, n] of Object.entries(row ?? {})) snapshot[table] = Number(n);
+	everyTable.forEach(([, table], i) => (snapshot[table] = counts[i]));
 	userIds.forEach((id, i) => (snapshot[`user ${id}`] = users[i]));
 	return snapshot;
 }

@@ -5,9 +5,10 @@ import path from "node:path";
 import { crashAdminKey, CrashClient } from "./crash-client";
 import { TestNats } from "./nats";
 import { testDatabase } from "./postgres";
+import { testMongoDatabase } from "./mongo";
 import { freePort, RunningProcess, startMain, waitForHealthy } from "./process";
 
-export type CrashEngine = "sqlite" | "postgres" | "cluster";
+export type CrashEngine = "sqlite" | "postgres" | "mongo" | "cluster";
 
 /** A Plaza deployment the crash prover writes to, kills one process of (the victim), and starts it again. */
 export interface CrashTarget {
@@ -42,13 +43,14 @@ async function stopGently(procs: RunningProcess[]): Promise<void> {
 	await Promise.all(procs.map(p => p.exited));
 }
 
-/** The embedded server alone (every service in one process), on SQLite in DATA_DIR or on a PostgreSQL database of its own. */
-async function singleProcess(engine: "sqlite" | "postgres"): Promise<CrashTarget> {
+/** The embedded server alone (every service in one process), on SQLite in DATA_DIR, or on a PostgreSQL or MongoDB database of its own. */
+async function singleProcess(engine: "sqlite" | "postgres" | "mongo"): Promise<CrashTarget> {
 	const port = await freePort();
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-crash-"));
 	const database = engine === "postgres" ? testDatabase() : undefined;
 	await database?.create();
-	const env = { ...common, PORT: String(port), ...(database ? { DATABASE_URL: database.url, DATA_DIR: dataDir } : { DATA_DIR: dataDir }) };
+	const mongo = engine === "mongo" ? testMongoDatabase() : undefined;
+	const env = { ...common, PORT: String(port), DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}), ...(mongo ? { MONGO_URI: mongo.uri } : {}) };
 	const api = new CrashClient(`http://127.0.0.1:${port}`);
 	let proc = startMain(env);
 	const healthy = () => waitForHealthy(`${api.url}/health`, 60_000, proc);
@@ -63,6 +65,7 @@ async function singleProcess(engine: "sqlite" | "postgres"): Promise<CrashTarget
 		stop: async () => {
 			await stopGently([proc]);
 			await database?.drop();
+			await mongo?.drop();
 			fs.rmSync(dataDir, { recursive: true, force: true });
 		},
 	};

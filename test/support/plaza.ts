@@ -4,6 +4,8 @@ import { Middleware, ServiceBroker } from "moleculer";
 import { createPlaza, serviceFactories } from "../../plaza";
 import { defaultConfig, PlazaConfig } from "../../shared/config";
 import { testDatabase, testPoolSize } from "./postgres";
+import { testMongoDatabase } from "./mongo";
+import { mongoRecords, sqlRecords, StoredRecords } from "./stored-records";
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 
 export const ADMIN_KEY = "plaza-tests-admin-key-0123456789abcdef";
@@ -33,9 +35,9 @@ export interface TestPlaza {
 	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
 	/** Registers a user (AutoLogin) and returns their session; fields override generated ones. */
 	signUp(fields?: Record<string, unknown>): Promise<Session>;
-	/** The database of a local service (by service name: its domain's tables), to check what was (not) written. */
-	db(service: string): SqlDatabase;
-	/** How many rows a table of a local service's database holds. */
+	/** What a local service's store holds (by service name: its domain's tables, or collections on MongoDB), to check what was (not) written. */
+	stored(service: string): StoredRecords;
+	/** How many records a table of a local service's store holds. */
 	count(service: string, table: string): Promise<number>;
 	stop(): Promise<void>;
 }
@@ -65,14 +67,18 @@ function withWhatTheyCall(names: string[]): string[] {
 
 /**
  * A real broker and the gateway on a free port, on an in-memory store unless told otherwise;
- * PLAZA_TEST_STORE=postgres puts it on a PostgreSQL database of its own, dropped at stop. Every
+ * PLAZA_TEST_STORE=postgres puts it on a PostgreSQL database of its own, dropped at stop (=mongo: a
+ * MongoDB database of its own, on the server MONGO_URI names). Every
  * service runs unless `overrides.services` names the few a suite exercises (with the gateway and
  * the services those call, see `calls`, unless other nodes serve them over a transporter).
  */
 export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
 	const database = !overrides.store && process.env.PLAZA_TEST_STORE === "postgres" ? testDatabase() : undefined;
 	await database?.create();
-	const store = database ? { store: { kind: "postgres" as const, url: database.url, poolSize: testPoolSize } } : {};
+	const mongo = !overrides.store && process.env.PLAZA_TEST_STORE === "mongo" ? testMongoDatabase() : undefined;
+	const store = database ? { store: { kind: "postgres" as const, url: database.url, poolSize: testPoolSize } } : mongo ? { store: { kind: "mongo" as const, uri: mongo.uri } } : {};
+	// On MongoDB every domain of the Plaza shares its database: one client of the test's own reads it.
+	const mongoStored = mongo && mongoRecords(mongo.uri);
 	// On a transporter the other nodes serve the rest: the list is this process's own, as SERVICES is.
 	const services = overrides.services && !overrides.transporter ? withWhatTheyCall([...overrides.services, "gateway"]) : overrides.services;
 	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides, services });
@@ -81,7 +87,9 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		try {
 			await broker.stop();
 		} finally {
+			await mongoStored?.close();
 			await database?.drop();
+			await mongo?.drop();
 		}
 	};
 	try {
@@ -137,8 +145,8 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		http,
 		signUp,
 		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
-		db: service => databaseOf(broker, service),
-		count: async (service, table) => Number((await databaseOf(broker, service).get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n),
+		stored: service => mongoStored ?? sqlRecords(databaseOf(broker, service)),
+		count: (service, table) => (mongoStored ?? sqlRecords(databaseOf(broker, service))).count(table),
 		stop,
 	};
 }
