@@ -1,7 +1,7 @@
 import { Audience } from "../../shared/audience";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
-import { Embedded } from "./graph.repository";
+import { Embedded, firstOfEach } from "./graph.repository";
 import { GraphContract } from "./graph.contract";
 import { createConnectionIndexes, MongoConnectionsRepository, PairDocument } from "./connections.mongo";
 import { MongoNetworksRepository } from "./networks.mongo";
@@ -42,9 +42,8 @@ export class MongoGraphRepository implements GraphContract {
 		this.subscriptions = new MongoSubscriptionsRepository(store);
 	}
 
-	async embedFor(userIds: string[], limit: number): Promise<Embedded> {
-		const [connections, networks, subscriptions] = await Promise.all([this.connections.firstOf(userIds, limit), this.networks.firstOf(userIds, limit), this.subscriptions.firstOf(userIds, limit)]);
-		return { connections, networks, subscriptions };
+	embedFor(userIds: string[], limit: number): Promise<Embedded> {
+		return firstOfEach(this, userIds, limit);
 	}
 
 	/** Whether `id` is a network the user is a member of, or a user they are connected to (two keyed reads at once). */

@@ -12,6 +12,15 @@ export interface Embedded {
 }
 
 /** The social graph's repository: connections, networks with their members, subscriptions. */
+/** The lists a user record embeds, each able to give its first entries per user. */
+type EmbeddedLists = { readonly [K in keyof Embedded]: { firstOf(userIds: string[], limit: number): Promise<Embedded[K]> } };
+
+/** The first `limit` entries of each embedded list for each of these users, the three read at once (embedFor on every engine). */
+export async function firstOfEach(lists: EmbeddedLists, userIds: string[], limit: number): Promise<Embedded> {
+	const [connections, networks, subscriptions] = await Promise.all([lists.connections.firstOf(userIds, limit), lists.networks.firstOf(userIds, limit), lists.subscriptions.firstOf(userIds, limit)]);
+	return { connections, networks, subscriptions };
+}
+
 export class GraphRepository {
 	readonly connections: ConnectionsRepository;
 
@@ -26,9 +35,8 @@ export class GraphRepository {
 	}
 
 	/** The first `limit` connections, networks and subscriptions of each of these users, each list cut per user in its query. */
-	async embedFor(userIds: string[], limit: number): Promise<Embedded> {
-		const [connections, networks, subscriptions] = await Promise.all([this.connections.firstOf(userIds, limit), this.networks.firstOf(userIds, limit), this.subscriptions.firstOf(userIds, limit)]);
-		return { connections, networks, subscriptions };
+	embedFor(userIds: string[], limit: number): Promise<Embedded> {
+		return firstOfEach(this, userIds, limit);
 	}
 
 	/** Whether `id` is a network the user is a member of, or a user they are connected to (one statement). */

@@ -5,7 +5,7 @@ import { Page } from "../../shared/persistence/sql/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
 import { MembershipRow, NetworkMemberRow, NetworkRow, NetworksRepository } from "./networks.repository";
-import { firstOwned, mongoAnchorOf, OwnedList, ownedPage, withAnchor } from "../../shared/persistence/mongo/paging";
+import { firstOwned, OwnedList, ownedPage, pageOfJoined } from "../../shared/persistence/mongo/paging";
 
 interface NetworkDocument {
 	_id: string;
@@ -103,19 +103,7 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 
 	/** A page of the networks a user is a member of, in the order joined: memberships joined to their networks before the page is cut, as the SQL does. */
 	async networksOf(userId: string, page: Page): Promise<NetworkRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await mongoAnchorOf(this.memberships, page, "created_time", { user_id: userId }, { cursor: membershipsList.cursor });
-		const docs = await this.memberships
-			.aggregate<NetworkDocument>([
-				{ $match: withAnchor({ user_id: userId }, "created_time", anchor) },
-				{ $sort: { created_time: 1, _id: 1 } },
-				{ $lookup: { from: "networks", localField: "network_id", foreignField: "_id", as: "network" } },
-				{ $unwind: "$network" },
-				{ $skip: page.Offset },
-				{ $limit: page.Limit },
-				{ $replaceRoot: { newRoot: "$network" } },
-			])
-			.toArray();
+		const docs = await pageOfJoined<MemberDocument, NetworkDocument>(this.memberships, page, { user_id: userId }, { time: "created_time", cursor: membershipsList.cursor }, { from: "networks", localField: "network_id" });
 		return this.counted(docs);
 	}
 

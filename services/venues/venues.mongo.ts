@@ -2,7 +2,7 @@ import { Collection } from "mongodb";
 import { Page } from "../../shared/persistence/sql/paging";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
-import { afterAnchorFilter, mongoAnchorOf, pageOfList } from "../../shared/persistence/mongo/paging";
+import { pageOfJoined, pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { VenueMemberRow, VenueRow, VenuesRepository } from "./venues.repository";
 
@@ -106,19 +106,7 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 
 	/** Memberships in order joined with their venues; one whose venue is missing is passed over before the page is cut, as SQL's join does. */
 	async venuesOf(userId: string, page: Page): Promise<VenueRow[]> {
-		if (page.Limit === 0) return [];
-		const anchor = await mongoAnchorOf(this.memberships, page, "created_time", { user_id: userId }, { cursor: "venue_id", tiebreak: "venue_id" });
-		const docs = await this.memberships
-			.aggregate<VenueDocument>([
-				{ $match: { user_id: userId, ...(anchor ? afterAnchorFilter("created_time", anchor, false, "venue_id") : {}) } },
-				{ $sort: { created_time: 1, venue_id: 1 } },
-				{ $lookup: { from: "venues", localField: "venue_id", foreignField: "_id", as: "venue" } },
-				{ $unwind: "$venue" },
-				{ $skip: page.Offset },
-				{ $limit: page.Limit },
-				{ $replaceRoot: { newRoot: "$venue" } },
-			])
-			.toArray();
+		const docs = await pageOfJoined<MemberDocument, VenueDocument>(this.memberships, page, { user_id: userId }, { time: "created_time", cursor: "venue_id", tiebreak: "venue_id" }, { from: "venues", localField: "venue_id" });
 		return docs.map(toVenue);
 	}
 }

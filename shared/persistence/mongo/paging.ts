@@ -55,6 +55,34 @@ export async function pageOfList<T extends Document>(collection: Collection<T>, 
 		.toArray()) as T[];
 }
 
+/** The record a list's document stands for, found by `localField` in the collection `from` (a membership's network, say). */
+export interface JoinedTo {
+	from: string;
+	localField: string;
+}
+
+/**
+ * A page of the records that the documents `filter` selects stand for, in the documents' (time,
+ * tiebreak) order: each document joined to its record, one whose record is missing passed over before
+ * the page is cut (as SQL's inner join does), and with AfterId a seek past the document it names.
+ */
+export async function pageOfJoined<T extends Document, R extends Document>(collection: Collection<T>, page: Page, filter: Filter<T>, order: ListOrder, joined: JoinedTo): Promise<R[]> {
+	if (page.Limit === 0) return [];
+	const { time, cursor = "_id", tiebreak = "_id" } = order;
+	const anchor = await mongoAnchorOf(collection, page, time, filter, { cursor, tiebreak });
+	return collection
+		.aggregate<R>([
+			{ $match: withAnchor(filter, time, anchor, false, tiebreak) },
+			{ $sort: { [time]: 1, [tiebreak]: 1 } },
+			{ $lookup: { from: joined.from, localField: joined.localField, foreignField: "_id", as: "joined" } },
+			{ $unwind: "$joined" },
+			{ $skip: page.Offset },
+			{ $limit: page.Limit },
+			{ $replaceRoot: { newRoot: "$joined" } },
+		])
+		.toArray();
+}
+
 /**
  * A list of one collection's documents that belong to one owner, oldest first by (created_time, _id)
  * (what sql/paging.ts's OwnedList is on MongoDB); an index on (owner, created_time, _id) serves it.
