@@ -3,7 +3,7 @@ import { failures } from "../../shared/errors";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { Page } from "../../shared/persistence/sql/paging";
 import { MongoStore } from "../../shared/persistence/mongo/store";
-import { isDuplicateKey } from "../../shared/persistence/mongo/errors";
+import { isDuplicateKey, upsertOnce } from "../../shared/persistence/mongo/errors";
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { embeddedActivities, embeddedComments, embeddedRecipients, embeddedTags, Keyed, LegacyPost, PostsRepository } from "./posts.repository";
@@ -226,12 +226,8 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	 */
 	private async writeActivity<T extends PendingAddition>(collection: Collection<T>, doc: T, message: string): Promise<void> {
 		if (!doc.activity_id) return;
-		try {
-			await this.store.write(this.c.activities.updateOne({ _id: doc.activity_id }, { $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } }, { upsert: true }));
-		} catch (err) {
-			// Two calls upserted it at once: the other inserted it.
-			if (!isDuplicateKey(err)) throw err;
-		}
+		const activityId = doc.activity_id;
+		await upsertOnce(() => this.store.write(this.c.activities.updateOne({ _id: activityId }, { $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } }, { upsert: true })));
 		await this.store.write(this.c.posts.updateOne({ _id: doc.post_id }, { $max: { updated_time: doc.created_time } }));
 		const done: Document = { $unset: { activity_pending: "", activity_message: "" } };
 		if (doc.activity_pending) await this.store.write(collection.updateOne({ _id: doc._id } as Filter<T>, done as UpdateFilter<T>));

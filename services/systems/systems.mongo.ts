@@ -3,7 +3,7 @@ import { failures } from "../../shared/errors";
 import { Page } from "../../shared/persistence/sql/paging";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
-import { duplicateIndexOf, isDuplicateKey } from "../../shared/persistence/mongo/errors";
+import { duplicateIndexOf, isDuplicateKey, upsertOnce } from "../../shared/persistence/mongo/errors";
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { definedFields } from "../../shared/persistence/mongo/documents";
@@ -211,23 +211,12 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 	 * first ids at once: one upsert meets the other's `_id`, and is taken again.
 	 */
 	private async nextId(): Promise<number> {
-		const take = async () => Number((await this.store.write(this.counter.findOneAndUpdate({ _id: "systems" }, { $inc: { value: 1 } }, { upsert: true, returnDocument: "before" })))?.value ?? 0) + 1;
-		try {
-			return await take();
-		} catch (err) {
-			if (!isDuplicateKey(err)) throw err;
-			return await take();
-		}
+		const taken = await upsertOnce(() => this.store.write(this.counter.findOneAndUpdate({ _id: "systems" }, { $inc: { value: 1 } }, { upsert: true, returnDocument: "before" })));
+		return Number(taken?.value ?? 0) + 1;
 	}
 
 	/** `$max`: the counter only moves up, whatever imports run at once. */
 	private async counterAtLeast(value: number): Promise<void> {
-		const raise = () => this.store.write(this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true }));
-		try {
-			await raise();
-		} catch (err) {
-			if (!isDuplicateKey(err)) throw err;
-			await raise();
-		}
+		await upsertOnce(() => this.store.write(this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true })));
 	}
 }

@@ -2,7 +2,7 @@ import { Collection } from "mongodb";
 import { WindowCount } from "../../shared/attempts";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
-import { isDuplicateKey } from "../../shared/persistence/mongo/errors";
+import { upsertOnce } from "../../shared/persistence/mongo/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { LimitsRepository } from "./limits.repository";
 
@@ -54,13 +54,8 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 					{ upsert: true, returnDocument: "before", projection: { total: 1 } },
 				),
 			);
-		try {
-			return ((await add())?.total ?? 0) + n;
-		} catch (err) {
-			// Two first counts at once: both upserts inserted, one met the other's _id; it is there now.
-			if (!isDuplicateKey(err)) throw err;
-			return ((await add())?.total ?? 0) + n;
-		}
+		// Two first counts at once: both upserts insert, one meets the other's _id and counts again.
+		return ((await upsertOnce(add))?.total ?? 0) + n;
 	}
 
 	async windowsOf(keys: readonly string[], now: number): Promise<WindowCount[]> {

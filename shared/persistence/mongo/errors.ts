@@ -12,3 +12,16 @@ export function duplicateIndexOf(err: unknown): string {
 	const named = / index: (\S+)/.exec(message ?? "")?.[1];
 	return named ?? Object.keys(keyPattern ?? {}).join(",");
 }
+
+/**
+ * Runs an upsert, and once more when it met a duplicate key: of two first upserts of one _id at once,
+ * both try to insert and one fails on the other's key, and on its second try the document is there.
+ */
+export async function upsertOnce<T>(upsert: () => Promise<T>): Promise<T> {
+	try {
+		return await upsert();
+	} catch (err) {
+		if (!isDuplicateKey(err)) throw err;
+		return upsert();
+	}
+}
