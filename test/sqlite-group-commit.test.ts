@@ -120,6 +120,40 @@ describe("SQLite durable commit", () => {
 		}
 	});
 
+	test("while one group's fsync runs, the next group is written; it is answered, and a read that saw it too, only after an fsync begun after it", async () => {
+		const held: Array<() => void> = [];
+		const real = fs.fdatasync;
+		jest.spyOn(fs, "fdatasync").mockImplementation((fd: number, callback: Callback) => {
+			held.push(() => real(fd, callback));
+		});
+		const answered: string[] = [];
+		const first = db.run("INSERT INTO t (v) VALUES ('first')").then(() => answered.push("first"));
+		await turns(5);
+		expect(held).toHaveLength(1);
+		// The first group's fsync is in flight: the second is written meanwhile, not answered.
+		const second = db.run("INSERT INTO t (v) VALUES ('second')").then(() => answered.push("second"));
+		await turns(5);
+		const other = new SqliteDatabase(file());
+		try {
+			expect((await other.all<{ v: string }>("SELECT v FROM t ORDER BY id")).map(r => r.v)).toEqual(["first", "second"]);
+		} finally {
+			await other.close();
+		}
+		const reading = db.all<{ v: string }>("SELECT v FROM t ORDER BY id").then(rows => answered.push(`read ${rows.map(r => r.v).join(",")}`));
+		await turns(5);
+		expect(held).toHaveLength(1);
+		expect(answered).toEqual([]);
+		// The first fsync ends: its group is answered, and one fsync starts for the second (which the read saw).
+		held.shift()!();
+		await first;
+		await turns(5);
+		expect(answered).toEqual(["first"]);
+		expect(held).toHaveLength(1);
+		held.shift()!();
+		await Promise.all([second, reading]);
+		expect(answered).toEqual(["first", "second", "read first,second"]);
+	});
+
 	test("a group whose fsync fails is answered with an error, and the store then serves nothing it could lose", async () => {
 		jest.spyOn(fs, "fdatasync").mockImplementationOnce((_fd: number, callback: Callback) => {
 			setImmediate(() => callback(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })));

@@ -4,6 +4,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isReadOnly, Row, SqlDatabase, SqlDialect, SqlExecutor, SqlValue } from "./database";
 import { LRUCache } from "lru-cache";
 import { WalFiles } from "./wal-sync";
+import { LogDurability } from "./log-durability";
 
 const dialect: SqlDialect = {
 	name: "sqlite",
@@ -26,8 +27,11 @@ const mmapBytes = 128 * 1024 * 1024;
 /** Log size past which the log is copied into the database file and emptied (SQLite's default: 1,000 pages). */
 const checkpointBytes = 4 * 1024 * 1024;
 
-/** Transactions committed together (see openGroup): `committed` settles once their COMMIT is durable. */
+/** Transactions committed together (see openGroup). */
 interface Group {
+	/** Settles once the group's COMMIT has run, whether it succeeded or not (never rejects). */
+	written: Promise<void>;
+	/** Settles once the group's COMMIT is durable, or with why it is not. */
 	committed: Promise<void>;
 	settle(err?: unknown): void;
 }
@@ -96,8 +100,11 @@ export class SqliteDatabase implements SqlDatabase {
 	/** The transactions run since the last commit, held in one open SQLite transaction. */
 	private group: Group | undefined;
 
-	/** Set while the last group's log fsync runs: reads and writes wait (nothing undurable is read). */
-	private syncing: Promise<void> | undefined;
+	/** Which commits are on disk: writes are answered, and reads' answers given, only once what they wrote or saw is. */
+	private readonly log: LogDurability;
+
+	/** Set once the log has grown past checkpointBytes: the next transaction checkpoints first. */
+	private checkpointDue = false;
 
 	/** Set while a checkpoint runs: writes wait (the log must not be reused before the database file is durable). */
 	private checkpointing: Promise<void> | undefined;
@@ -145,19 +152,32 @@ export class SqliteDatabase implements SqlDatabase {
 			`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000; PRAGMA mmap_size = ${mmapBytes}; PRAGMA temp_store = MEMORY`,
 		);
 		if (options.bulkLoad) this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY");
-		this.files = file && !options.bulkLoad ? new WalFiles(file) : undefined;
+		const files = file && !options.bulkLoad ? new WalFiles(file) : undefined;
+		this.files = files;
+		this.log = new LogDurability(
+			files && (() => files.syncLog()),
+			err => (this.broken = new Error(`the embedded store could not make its writes durable and must be restarted: ${(err as Error).message}`)),
+			() => {
+				if (files && files.logBytes() > checkpointBytes) this.checkpointDue = true;
+			},
+		);
 	}
 
+	/** A read: run once no transaction is open, answered once every commit it may have seen is on disk. */
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.all<T>(sql, params));
-		await this.idle();
-		return this.direct.all<T>(sql, params);
+		await this.readable();
+		const rows = this.direct.all<T>(sql, params);
+		await this.log.durableAt();
+		return rows;
 	}
 
 	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.get<T>(sql, params));
-		await this.idle();
-		return this.direct.get<T>(sql, params);
+		await this.readable();
+		const row = this.direct.get<T>(sql, params);
+		await this.log.durableAt();
+		return row;
 	}
 
 	async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
@@ -170,9 +190,10 @@ export class SqliteDatabase implements SqlDatabase {
 	 */
 	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
 		for (;;) {
-			const busy = this.current ?? this.syncing ?? this.checkpointing;
-			if (!busy) break;
-			await busy.catch(() => undefined);
+			const busy = this.current ?? this.checkpointing;
+			if (busy) await busy.catch(() => undefined);
+			else if (this.checkpointDue && !this.group && this.files) this.startCheckpoint(this.files);
+			else break;
 		}
 		if (this.broken) throw this.broken;
 		const group = this.bulkLoad ? this.bulkGroup() : this.openGroup();
@@ -195,17 +216,18 @@ export class SqliteDatabase implements SqlDatabase {
 	/**
 	 * The group of transactions to be committed together, opened by the first one and committed on
 	 * the next turn of the event loop: each one's writes are undone alone when it fails, and every
-	 * one is answered after the one COMMIT and its log's fsync (one for all, off the event loop).
-	 * Writes are durable when answered, and a busy server pays one fsync per group, not per request.
+	 * one is answered after the one COMMIT and the log's next fsync (off the event loop, see
+	 * LogDurability). Writes are durable when answered, and a busy server pays one fsync per group.
 	 */
 	private openGroup(): Group {
 		if (this.group) return this.group;
 		this.db.exec("BEGIN IMMEDIATE");
 		let settle!: (err?: unknown) => void;
+		let written!: () => void;
 		// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on the error COMMIT or fsync threw, as it came
-		const committed = new Promise<void>((resolve, reject) => (settle = err => (err === undefined ? resolve() : reject(err))));
+		const committed = new Promise<void>((resolve, reject) => (settle = err => (written(), err === undefined ? resolve() : reject(err))));
 		committed.catch(() => undefined);
-		const group: Group = { committed, settle };
+		const group: Group = { written: new Promise<void>(resolve => (written = resolve)), committed, settle };
 		this.group = group;
 		setImmediate(() => this.commitGroup(group));
 		return group;
@@ -227,33 +249,19 @@ export class SqliteDatabase implements SqlDatabase {
 			group.settle(err);
 			return;
 		}
-		if (!this.files) return group.settle();
-		// Cleared before its waiters resume, so that none of them finds it still set.
-		const syncing: Promise<void> = this.makeDurable(group, this.files).then(() => {
-			if (this.syncing === syncing) this.syncing = undefined;
-		});
-		this.syncing = syncing;
+		this.log.durableAt(this.log.committed()).then(
+			() => group.settle(),
+			(err: unknown) => group.settle(err),
+		);
 	}
 
-	/**
-	 * The log's fsync on libuv's thread pool, then the group's answers: the event loop serves other
-	 * requests meanwhile, and the transactions that arrive wait to form the next group.
-	 */
-	private async makeDurable(group: Group, files: WalFiles): Promise<void> {
-		try {
-			await files.syncLog();
-		} catch (err) {
-			this.broken = new Error(`the embedded store could not make its writes durable and must be restarted: ${(err as Error).message}`);
-			group.settle(err);
-			return;
-		}
-		if (files.logBytes() > checkpointBytes) {
-			const checkpointing: Promise<void> = this.checkpoint(files).then(() => {
-				if (this.checkpointing === checkpointing) this.checkpointing = undefined;
-			});
-			this.checkpointing = checkpointing;
-		}
-		group.settle();
+	/** Runs a checkpoint, during which writes wait (see checkpoint). */
+	private startCheckpoint(files: WalFiles): void {
+		this.checkpointDue = false;
+		const checkpointing: Promise<void> = this.checkpoint(files).then(() => {
+			if (this.checkpointing === checkpointing) this.checkpointing = undefined;
+		});
+		this.checkpointing = checkpointing;
 	}
 
 	/**
@@ -263,6 +271,8 @@ export class SqliteDatabase implements SqlDatabase {
 	 */
 	private async checkpoint(files: WalFiles): Promise<void> {
 		try {
+			// Only durable commits may be copied: a page of one the log could still lose must not reach the database file.
+			await this.log.durableAt();
 			const [busy, logged, copied] = Object.values(this.db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() ?? {}) as number[];
 			// Another connection still reads old pages: the log stays whole, to be copied next time.
 			if (busy || copied < logged) return;
@@ -270,14 +280,14 @@ export class SqliteDatabase implements SqlDatabase {
 			// Nothing is left to copy; were there anything (another connection's commit), FULL would fsync it first.
 			this.db.exec("PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA synchronous = OFF");
 		} catch (err) {
-			this.broken = new Error(`the embedded store could not make its database file durable and must be restarted: ${(err as Error).message}`);
+			this.broken ??= new Error(`the embedded store could not make its database file durable and must be restarted: ${(err as Error).message}`);
 		}
 	}
 
 	/** A bulk load's group: one long transaction committed every `batchSize` transactions (and at close). */
 	private bulkGroup(): Group {
 		if (!this.db.isTransaction) this.db.exec("BEGIN IMMEDIATE");
-		return { committed: Promise.resolve(), settle: () => undefined };
+		return { written: Promise.resolve(), committed: Promise.resolve(), settle: () => undefined };
 	}
 
 	private async inSavepoint<T>(work: (tx: SqlExecutor) => Promise<T>, group: Group): Promise<T> {
@@ -310,7 +320,8 @@ export class SqliteDatabase implements SqlDatabase {
 	}
 
 	async close(): Promise<void> {
-		await this.idle().catch(() => undefined);
+		await this.readable().catch(() => undefined);
+		await this.log.durableAt().catch(() => undefined);
 		while (this.checkpointing) await this.checkpointing;
 		if (this.bulkLoad && this.db.isOpen) this.commitBatch();
 		// SQLite copies the log into the database file and deletes it at close: FULL makes it fsync the file first.
@@ -319,12 +330,11 @@ export class SqliteDatabase implements SqlDatabase {
 		this.files?.close();
 	}
 
-	/** Waits until no transaction is open and every commit is durable: a read sees only what cannot be lost. */
-	private async idle(): Promise<void> {
+	/** Waits until no transaction is open, so that a read sees only committed rows (it waits for their fsync after). */
+	private async readable(): Promise<void> {
 		for (;;) {
 			if (this.current) await this.current.catch(() => undefined);
-			else if (this.group) await this.group.committed.catch(() => undefined);
-			else if (this.syncing) await this.syncing;
+			else if (this.group) await this.group.written;
 			else if (this.broken) throw this.broken;
 			else return;
 		}
