@@ -167,16 +167,15 @@ export class SqliteDatabase implements SqlDatabase {
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.all<T>(sql, params));
 		await this.readable();
-		const rows = this.direct.all<T>(sql, params);
-		await this.log.durableAt();
+		// Read now (node:sqlite is synchronous), then wait for every commit written so far: what the read saw.
+		const [rows] = await Promise.all([this.direct.all<T>(sql, params), this.log.durableAt()]);
 		return rows;
 	}
 
 	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.get<T>(sql, params));
 		await this.readable();
-		const row = this.direct.get<T>(sql, params);
-		await this.log.durableAt();
+		const [row] = await Promise.all([this.direct.get<T>(sql, params), this.log.durableAt()]);
 		return row;
 	}
 
