@@ -1,6 +1,7 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
+import { periodicMixin } from "../../shared/persistence/expiry.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
@@ -41,10 +42,20 @@ const { implement, define } = typedService<PostsMethods, WithRepository<Reposito
 export function postsService(config: PlazaConfig): ServiceSchema {
 	// An addition still under way is younger than this (each of its writes is a call that times out before).
 	const leaseMs = 2 * config.cluster.requestTimeoutMs;
-	let sweeper: NodeJS.Timeout | undefined;
 	return define({
 		name: "posts",
 		mixins: [
+			// What a crash cut off between writes (on MongoDB: an addition's activity) is finished at start and then every lease.
+			// Listed before the repository's mixin: Moleculer starts the last-listed mixin first, so the store is migrated by then.
+			periodicMixin<RepositoryContract<PostsRepository>>(
+				leaseMs,
+				"Finishing cut-off additions",
+				async (repo, service) => {
+					const finished = await repo.finishCutOff(Date.now() - leaseMs);
+					if (finished) service.logger.info(`Finished ${finished} additions a crash had cut off before their activity`);
+				},
+				{ atStart: true },
+			),
 			repositoryMixin<RepositoryContract<PostsRepository>>(config.store, {
 				domain: "posts",
 				migrations: postsMigrations,
@@ -53,21 +64,6 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				legacy: postsLegacy,
 			}),
 		],
-
-		// What a crash cut off between writes (on MongoDB: an addition's activity) is finished at start and then every lease.
-		started() {
-			const sweep = () =>
-				void this.repo
-					.finishCutOff(Date.now() - leaseMs)
-					.then(finished => finished && this.logger.info(`Finished ${finished} additions a crash had cut off before their activity`))
-					.catch((err: unknown) => this.logger.warn("Finishing cut-off additions failed:", err));
-			sweep();
-			sweeper = setInterval(sweep, leaseMs).unref();
-		},
-
-		stopped() {
-			clearInterval(sweeper);
-		},
 
 		actions: {
 			...implement(postsOperations.CreatePost, async function (ctx) {
