@@ -188,4 +188,26 @@ describe("SQLite durable commit", () => {
 		db = new SqliteDatabase(file());
 		expect(await db.get<{ n: number }>("SELECT count(*) AS n FROM t")).toEqual({ n: 3000 });
 	});
+
+	test("writes that go on while a checkpoint waits for the log's fsync bring one checkpoint, not a second of an empty log", async () => {
+		const databaseSyncs: number[] = [];
+		const real = fs.fdatasync;
+		jest.spyOn(fs, "fdatasync").mockImplementation((fd: number, callback: Callback) => {
+			if (fileOf(fd) === file()) databaseSyncs.push(fs.statSync(`${file()}-wal`).size);
+			// A slow disk: the next groups are written while this fsync runs.
+			setTimeout(() => real(fd, callback), 2);
+		});
+		const text = "x".repeat(2000);
+		const writes: Array<Promise<number>> = [];
+		for (let turn = 0; turn < 150; turn++) {
+			for (let i = 0; i < 20; i++) writes.push(db.run("INSERT INTO t (v) VALUES ($1)", [`${turn}-${i}-${text}`]));
+			await new Promise(resolve => setTimeout(resolve, 1));
+		}
+		await Promise.all(writes);
+		await db.run("INSERT INTO t (v) VALUES ('after')");
+		await turns(20);
+		expect(databaseSyncs.length).toBeGreaterThan(0);
+		// Each fsync of the database file was a checkpoint's, with a full log to copy.
+		for (const logBytes of databaseSyncs) expect(logBytes).toBeGreaterThan(4 * 1024 * 1024);
+	});
 });

@@ -158,7 +158,8 @@ export class SqliteDatabase implements SqlDatabase {
 			files && (() => files.syncLog()),
 			err => (this.broken = new Error(`the embedded store could not make its writes durable and must be restarted: ${(err as Error).message}`)),
 			() => {
-				if (files && files.logBytes() > checkpointBytes) this.checkpointDue = true;
+				// Not while one runs: it copies this log, and one asked for now would find it empty.
+				if (files && !this.checkpointing && files.logBytes() > checkpointBytes) this.checkpointDue = true;
 			},
 		);
 	}
