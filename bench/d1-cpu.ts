@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { load } from "./load";
 import { parseArgs } from "./manifest";
-import { cpuTimesOf, startD1 } from "./plaza-process";
+import { cpuTimesOf, startBenchPlaza, startD1 as startD1Processes } from "./plaza-process";
 import { scenarios, seed, signIn } from "./scenarios";
 
 /**
@@ -12,8 +12,10 @@ import { scenarios, seed, signIn } from "./scenarios";
  * request (user and system, from /proc), with requests a second. Compare two builds by running it
  * from each, in turn, several times: the machine's own noise is larger than most single changes.
  * Options: --seconds 8 --connections 50 --users 500 --posts 3000; --profile gateway|posts writes
- * that process's V8 CPU profile (node --cpu-prof) into the run's folder.
- *   node dist/bench/d1-cpu.js --seconds 8
+ * that process's V8 CPU profile (node --cpu-prof) into the run's folder. --one-process runs the
+ * same load on one embedded process (W1's shape; --profile plaza profiles it): the difference
+ * between the two is what the hop over NATS costs.
+ *   node dist/bench/d1-cpu.js --seconds 8 [--one-process]
  */
 const args = parseArgs(process.argv.slice(2));
 const seconds = Number(args.seconds ?? 8);
@@ -23,29 +25,48 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-d1-cpu-"));
 async function main(): Promise<void> {
 	const dataDir = path.join(work, "data");
 	const manifest = seed(work, { dir: dataDir }, Number(args.users ?? 500), Number(args.posts ?? 3000));
-	const profiled = (name: string): Record<string, string> => (args.profile === name ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` } : {});
-	const d1 = await startD1(dataDir, { gateway: profiled("gateway"), posts: profiled("posts") });
+	const plaza = args["one-process"] ? await startOneProcess(dataDir) : await startD1(dataDir);
 	try {
-		const { gateway, posts, nats } = d1;
-		const spec = scenarios(manifest, await signIn(gateway.url, manifest, connections)).W1;
-		await load(gateway.url, spec, 2, connections);
-		const pids = { gateway: gateway.proc.child.pid!, posts: posts.child.pid!, nats: nats.pid! };
-		const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuTimesOf(pid)]));
+		const spec = scenarios(manifest, await signIn(plaza.url, manifest, connections)).W1;
+		await load(plaza.url, spec, 2, connections);
+		const before = Object.fromEntries(Object.entries(plaza.pids).map(([name, pid]) => [name, cpuTimesOf(pid)]));
 		const own = process.cpuUsage();
-		const result = await load(gateway.url, spec, seconds, connections);
+		const result = await load(plaza.url, spec, seconds, connections);
 		const ownUs = process.cpuUsage(own);
 		const requests = result.rps * seconds;
 		const perRequest = (ms: number) => Math.round((ms * 1000) / requests);
-		const cpu = Object.entries(pids).map(([name, pid]) => {
+		const cpu = Object.entries(plaza.pids).map(([name, pid]) => {
 			const now = cpuTimesOf(pid);
 			return `${name} ${perRequest(now.user - before[name].user)}+${perRequest(now.system - before[name].system)}`;
 		});
 		cpu.push(`load generator ${Math.round((ownUs.user + ownUs.system) / requests)}`);
 		console.log(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}; CPU µs per request (user+system): ${cpu.join(", ")}`);
 	} finally {
-		await d1.stop();
+		await plaza.stop();
 	}
 	if (args.profile) console.log(`profile in ${path.join(work, "profile")}`);
+}
+
+/** The processes under load, by name, and the address the load goes to. */
+interface Measured {
+	url: string;
+	pids: Record<string, number>;
+	stop(): Promise<void>;
+}
+
+/** The environment that has the process named `name` write a V8 CPU profile, if --profile names it. */
+function profiled(name: string): Record<string, string> {
+	return args.profile === name ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` } : {};
+}
+
+async function startOneProcess(dataDir: string): Promise<Measured> {
+	const plaza = await startBenchPlaza({ DATA_DIR: dataDir, ...profiled("plaza") });
+	return { url: plaza.url, pids: { plaza: plaza.proc.child.pid! }, stop: () => plaza.stop() };
+}
+
+async function startD1(dataDir: string): Promise<Measured> {
+	const d1 = await startD1Processes(dataDir, { gateway: profiled("gateway"), posts: profiled("posts") });
+	return { url: d1.gateway.url, pids: { gateway: d1.gateway.proc.child.pid!, posts: d1.posts.child.pid!, nats: d1.nats.pid! }, stop: () => d1.stop() };
 }
 
 main().catch(err => {
