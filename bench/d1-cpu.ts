@@ -35,12 +35,16 @@ async function main(): Promise<void> {
 		const ownUs = process.cpuUsage(own);
 		const requests = result.rps * seconds;
 		const perRequest = (ms: number) => Math.round((ms * 1000) / requests);
-		const cpu = Object.entries(plaza.pids).map(([name, pid]) => {
+		const used = Object.entries(plaza.pids).map(([name, pid]) => {
 			const now = cpuTimesOf(pid);
-			return `${name} ${perRequest(now.user - before[name].user)}+${perRequest(now.system - before[name].system)}`;
+			return { name, user: perRequest(now.user - before[name].user), system: perRequest(now.system - before[name].system) };
 		});
-		cpu.push(`load generator ${Math.round((ownUs.user + ownUs.system) / requests)}`);
+		const loadGenerator = Math.round((ownUs.user + ownUs.system) / requests);
+		const total = used.reduce((sum, p) => sum + p.user + p.system, loadGenerator);
+		const cpu = [...used.map(p => `${p.name} ${p.user}+${p.system}`), `load generator ${loadGenerator}`];
 		console.log(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}; CPU µs per request (user+system): ${cpu.join(", ")}`);
+		// What the machine could give were every core busy all the time with this CPU per request.
+		console.log(`${total} µs of CPU per request in all: ${os.cpus().length} cores always busy would serve at most ${Math.round((os.cpus().length * 1e6) / total)} req/s`);
 	} finally {
 		await plaza.stop();
 	}
