@@ -1,7 +1,7 @@
 import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
-import { periodicMixin } from "../../shared/persistence/expiry.mixin";
+import { periodicMixin } from "../../shared/persistence/periodic.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
