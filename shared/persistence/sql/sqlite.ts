@@ -164,20 +164,22 @@ export class SqliteDatabase implements SqlDatabase {
 		);
 	}
 
-	/** A read: run once no transaction is open, answered once every commit it may have seen is on disk. */
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.all<T>(sql, params));
-		await this.readable();
-		// Read now (node:sqlite is synchronous), then wait for every commit written so far: what the read saw.
-		const [rows] = await Promise.all([this.direct.all<T>(sql, params), this.log.durableAt()]);
-		return rows;
+		return this.read(() => this.direct.all<T>(sql, params));
 	}
 
 	async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.get<T>(sql, params));
+		return this.read(() => this.direct.get<T>(sql, params));
+	}
+
+	/** A read: run once no transaction is open, answered once every commit it may have seen is on disk. */
+	private async read<R>(query: () => Promise<R>): Promise<R> {
 		await this.readable();
-		const [row] = await Promise.all([this.direct.get<T>(sql, params), this.log.durableAt()]);
-		return row;
+		// Read now (node:sqlite is synchronous), then wait for every commit written so far: what the read saw.
+		const [result] = await Promise.all([query(), this.log.durableAt()]);
+		return result;
 	}
 
 	async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
