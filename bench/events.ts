@@ -5,6 +5,7 @@ import path from "node:path";
 import { benchAdminKey, cpuShareOf, startBenchPlaza, BenchPlaza, startReference, startService } from "./plaza-process";
 import { load, LoadResult, RequestSpec, sample } from "./load";
 import { parseArgs } from "./manifest";
+import { call, each, untilAnswered } from "./api";
 import { freePort } from "../test/support/process";
 import { TestNats } from "../test/support/nats";
 
@@ -32,22 +33,6 @@ interface OpenStream {
 	received: Map<string, number>;
 	subscriptionId: string;
 	req: http.ClientRequest;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-	const res = await fetch(base + path, { method, headers: { "Content-Type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-	return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
-
-async function each(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < count) await work(next++);
-		}),
-	);
 }
 
 /** Opens a stream (its own socket, as a browser's EventSource has), resolving at cmd.onConnect; notes when each post id arrives. */
@@ -273,18 +258,6 @@ async function untilClosed(base: string): Promise<number> {
 		await new Promise(resolve => setTimeout(resolve, 100));
 	}
 	return open;
-}
-
-/** `attempt`, again until it succeeds: the other nodes have been found. */
-async function untilAnswered<T>(attempt: () => Promise<T>): Promise<T> {
-	for (let i = 0; ; i++) {
-		try {
-			return await attempt();
-		} catch (err) {
-			if (i >= 600) throw err;
-			await new Promise(resolve => setTimeout(resolve, 100));
-		}
-	}
 }
 
 async function main(): Promise<void> {

@@ -14,6 +14,8 @@ import { PostsRepository } from "../services/posts/posts.repository";
 import { postsMigrations } from "../services/posts/posts.schema";
 import { NewRecipient, PostRow, TagRow } from "../services/posts/posts.rows";
 import { parseArgs, SeedManifest } from "./manifest";
+import { each } from "./api";
+import { random } from "./random";
 
 /**
  * `npm run seed -- --users U --posts P [--dir DATA_DIR | --database-url postgres://…]`: a realistic
@@ -25,27 +27,6 @@ import { parseArgs, SeedManifest } from "./manifest";
 const password = "seed password";
 const commonTag = "news";
 const rareTag = "aurora";
-
-/** A small deterministic generator (mulberry32): the same sizes make the same community. */
-function random(seed: number): () => number {
-	let a = seed;
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-/** Runs `work` for 0…count−1, `concurrency` at a time (PostgreSQL takes several; SQLite serialises anyway). */
-async function each(count: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < count) await work(next++);
-		}),
-	);
-}
 
 async function open(args: Record<string, string>): Promise<{ databases: Record<"users" | "graph" | "posts", SqlDatabase>; close: () => Promise<void>; manifestFile: string }> {
 	const domains: Array<["users" | "graph" | "posts", Migration[]]> = [
@@ -135,7 +116,8 @@ async function main(): Promise<void> {
 		const values = [`topic${Math.floor(rand() * 500)}`, ...(i % 5 === 0 ? [commonTag] : []), ...(i % 10_000 === 7 ? [rareTag] : [])];
 		const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
 		const recipients: NewRecipient[] = isPrivate ? [{ id: pick(userIds), type: "User" }, ...(i % 20 === 3 ? [{ id: pick(networks), type: "Network" as const }] : [])] : [];
-		await posts.createPost(post, tags, recipients);
+		// Timelines are built at each reader's first read (Timelines.reconcile), as for data older than them.
+		await posts.createPost(post, tags, recipients, { entries: [], oversized: [] });
 		const comments = i % 100 === 0 ? 10 : i % 10 === 1 ? 1 : 0;
 		for (let c = 0; c < comments; c++) {
 			const at = now + c + 1;

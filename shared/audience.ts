@@ -15,3 +15,9 @@ export const audienceCache = defineCache<Audience>("audience", { max: 20_000, tt
 export function audienceOf(ctx: Context, userId: string): Promise<Audience> {
 	return cacheOf(ctx.broker, audienceCache).through(userId, () => readCall<Audience, { userId: string }>(ctx, "graph.audienceOf", { userId }));
 }
+
+/** Who reads the sources of a post, by source id (graph.readersOf): null for a source with too many readers to push to. */
+export interface Readers {
+	follows: Record<string, string[] | null>;
+	members: Record<string, string[] | null>;
+}

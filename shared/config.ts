@@ -20,6 +20,8 @@ export interface PlazaConfig {
 	auth: AuthConfig;
 	/** How long an invitation (UserReservation) stays open. */
 	reservationTtlSeconds: number;
+	/** A source (author, network) with more readers than this is not pushed into their timelines: they pull it. */
+	timelinePushLimit: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
 	rateLimitPerMinute: number;
 	/** How long a write's answer is kept for a retry with the same Idempotency-Key. */
@@ -111,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
+		timelinePushLimit: integer(env.TIMELINE_PUSH_LIMIT, 2000, "TIMELINE_PUSH_LIMIT"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
 		idempotencyKeyTtlSeconds: integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 24 * 3600, "IDEMPOTENCY_KEY_TTL_SECONDS"),
 		trustProxy: trustProxy(env.TRUST_PROXY),

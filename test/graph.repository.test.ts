@@ -357,4 +357,21 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			fs.rmSync(dir, { recursive: true, force: true });
 		}
 	});
+
+	test("readersOf: a user's followers (connected or subscribed, once each), a network's members; null past the limit", async () => {
+		const [star, friend, fan, both] = [newGuid(), newGuid(), newGuid(), newGuid()];
+		await under.repo.connections.connect(star, friend, false, 1);
+		await under.repo.connections.connect(both, star, false, 2);
+		await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star }, 3);
+		await under.repo.subscriptions.add({ SubscriberId: both, SubscribedToId: star }, 4);
+		const network = await under.repo.networks.create("Readers", friend, 5);
+		await under.repo.networks.addMember(network.Id, fan, 6);
+		const readers = await under.repo.readersOf([star, friend], [network.Id], 10);
+		expect(readers.follows[star]?.sort()).toEqual([friend, fan, both].sort());
+		expect(readers.follows[friend]).toEqual([star]);
+		expect(readers.members[network.Id]?.sort()).toEqual([friend, fan].sort());
+		const cut = await under.repo.readersOf([star, friend], [network.Id], 2);
+		expect(cut).toEqual({ follows: { [star]: null, [friend]: [star] }, members: { [network.Id]: expect.arrayContaining([friend, fan]) } });
+		expect((await under.repo.readersOf([], [network.Id], 1)).members[network.Id]).toBeNull();
+	});
 });

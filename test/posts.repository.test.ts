@@ -3,6 +3,8 @@ import { postsMigrations } from "../services/posts/posts.schema";
 import { postsLegacy } from "../services/posts/posts.legacy";
 import { PostRow, TagRow } from "../services/posts/posts.rows";
 import { Reader } from "../services/posts/posts.sql";
+import { FanOut, timelineBound } from "../services/posts/timelines.repository";
+import { readerSources } from "../services/posts/timeline-sources";
 import { MongoPostsRepository } from "../services/posts/posts.mongo";
 import { postsMongoMigrations } from "../services/posts/posts-documents.mongo";
 import { Page } from "../shared/persistence/sql/paging";
@@ -21,6 +23,9 @@ function postOf(fields: Partial<PostRow> & { AuthorId: string; CreatedTime: numb
 	const t = fields.CreatedTime;
 	return { Id: newGuid(), IsPrivate: false, Content: "x", MessageType: 0, UpdatedTime: t, ContentCreatedTime: t, ContentUpdatedTime: t, ...fields };
 }
+
+/** A post written with no timeline entries: its readers' timelines get it from their backfill at their first read. */
+const noFanOut: FanOut = { entries: [], oversized: [] };
 
 const tagsOf = (post: PostRow, values: string[]): TagRow[] => values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: post.CreatedTime, UpdatedTime: post.CreatedTime }));
 
@@ -42,6 +47,11 @@ async function byOffsetAndCursor(read: (page: Page) => Promise<Array<{ Id: strin
 	return { byOffset, byCursor };
 }
 
+/** A reader's home timeline page, with these people and networks followed. */
+function feedOf(repo: RepositoryContract<PostsRepository>, userId: string, people: string[], networks: string[], page: Page) {
+	return repo.timelines.page({ userId, admin: false, networks }, readerSources(userId, { people, networks }), page);
+}
+
 describe.each(storeEngines)("the posts repository on %s", engine => {
 	const under = onStore<RepositoryContract<PostsRepository>>(engine, {
 		domain: "posts",
@@ -53,7 +63,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const author = newGuid();
 		const reader = newGuid();
 		const post = postOf({ AuthorId: author, CreatedTime: 1000, Url: "https://example.org" });
-		await under.repo.createPost(post, tagsOf(post, ["Intro", "hello"]), [{ id: reader, type: "User" }]);
+		await under.repo.createPost(post, tagsOf(post, ["Intro", "hello"]), [{ id: reader, type: "User" }], noFanOut);
 		const admin: Reader = { admin: true, networks: [] };
 		expect(await under.repo.visiblePost(post.Id, admin)).toEqual(post);
 
@@ -61,7 +71,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		expect(tags.filter(t => t.inserted)).toHaveLength(1);
 		expect(new Set(tags.map(t => t.row.Id)).size).toBe(1);
 		const network = newGuid();
-		const added = await Promise.all(Array.from({ length: 10 }, () => under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000)));
+		const added = await Promise.all(Array.from({ length: 10 }, () => under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)));
 		expect(added.filter(Boolean)).toHaveLength(1);
 		expect(await under.count("post_tags", { post_id: post.Id, name: "news" })).toBe(1);
 		expect(await under.count("post_recipients", { post_id: post.Id })).toBe(2);
@@ -79,16 +89,16 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 	test("CreateTag and CreatePostRecipient of what a post was made with add nothing; on a post that is not there, a 404 and nothing", async () => {
 		const reader = newGuid();
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-		await under.repo.createPost(post, tagsOf(post, ["Intro"]), [{ id: reader, type: "User" }]);
+		await under.repo.createPost(post, tagsOf(post, ["Intro"]), [{ id: reader, type: "User" }], noFanOut);
 		const again = await under.repo.addTag(post.Id, "INTRO", 1, 2000);
 		expect(again).toMatchObject({ inserted: false, row: { PostId: post.Id, Value: "Intro", TagType: 0, CreatedTime: 1000 } });
-		expect(await under.repo.addRecipient(post.Id, { id: reader, type: "User" }, "Reader was added", 2000)).toBe(false);
+		expect(await under.repo.addRecipient(post.Id, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut)).toBe(false);
 		expect(await under.repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
 		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(1000);
 
 		const missing = newGuid();
 		await expect(under.repo.addTag(missing, "News", 0, 2000)).rejects.toMatchObject({ code: 404 });
-		expect(await under.repo.addRecipient(missing, { id: reader, type: "User" }, "Reader was added", 2000)).toBe(false);
+		expect(await under.repo.addRecipient(missing, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut)).toBe(false);
 		expect(await under.count("post_tags", { post_id: missing })).toBe(0);
 		expect(await under.count("post_recipients", { post_id: missing })).toBe(0);
 	});
@@ -97,7 +107,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const author = newGuid();
 		const [later, member, stranger, network] = [newGuid(), newGuid(), newGuid(), newGuid()];
 		const post = postOf({ AuthorId: author, CreatedTime: 1000, IsPrivate: true });
-		await under.repo.createPost(post, tagsOf(post, ["secret"]), []);
+		await under.repo.createPost(post, tagsOf(post, ["secret"]), [], noFanOut);
 		const views: Record<string, Reader> = {
 			later: { userId: later, admin: false, networks: [] },
 			member: { userId: member, admin: false, networks: [network] },
@@ -114,25 +124,25 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		expect(await sees({ userId: author, admin: false, networks: [] })).toEqual(seen);
 		for (const reader of Object.values(views)) expect(await sees(reader)).toEqual(unseen);
 
-		expect(await under.repo.addRecipient(post.Id, { id: later, type: "User" }, "Later was added", 2000)).toBe(true);
+		expect(await under.repo.addRecipient(post.Id, { id: later, type: "User" }, "Later was added", 2000, noFanOut)).toBe(true);
 		expect(await sees(views.later)).toEqual(seen);
-		expect((await under.repo.lists.feed(later, [], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
+		expect((await feedOf(under.repo, later, [], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
 		expect(await sees(views.member)).toEqual(unseen);
-		expect(await under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000)).toBe(true);
+		expect(await under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)).toBe(true);
 		expect(await sees(views.member)).toEqual(seen);
-		expect((await under.repo.lists.feed(member, [], [network], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
+		expect((await feedOf(under.repo, member, [], [network], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
 		expect(await sees(views.stranger)).toEqual(unseen);
 		expect(await sees(views.anonymous)).toEqual(unseen);
-		expect((await under.repo.lists.feed(stranger, [author], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([]);
-		await expect(under.repo.lists.feed(stranger, [author], [], { Offset: 0, Limit: 10, AfterId: post.Id })).rejects.toMatchObject({ code: 400 });
+		expect((await feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([]);
+		await expect(feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10, AfterId: post.Id })).rejects.toMatchObject({ code: 400 });
 		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(3000);
 	});
 
 	test("a post carries its latest activities only; PostActivities pages through all of them, by offset and cursor alike", async () => {
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
 		const other = postOf({ AuthorId: newGuid(), CreatedTime: 1001 });
-		await under.repo.createPost(post, [], []);
-		await under.repo.createPost(other, [], []);
+		await under.repo.createPost(post, [], [], noFanOut);
+		await under.repo.createPost(other, [], [], noFanOut);
 		for (let i = 0; i < 45; i++) {
 			await under.repo.addComment({ Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: `c${i}`, ContentCreatedTime: 5000 - i, CreatedTime: 5000, UpdatedTime: 5000 }, `comment ${i}`);
 		}
@@ -168,11 +178,11 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 				const isPrivate = i % 4 === 3;
 				const post = postOf({ AuthorId: i % 2 ? author : friend, CreatedTime: 10_000 + Math.floor(i / 3), IsPrivate: isPrivate, ContextId: i % 5 === 0 ? context : undefined });
 				const recipients = isPrivate ? [i % 8 === 3 ? { id: network, type: "Network" as const } : { id: member, type: "User" as const }] : [];
-				await under.repo.createPost(post, tagsOf(post, i % 3 === 0 ? ["common", "Rare"] : ["common"]), recipients);
+				await under.repo.createPost(post, tagsOf(post, i % 3 === 0 ? ["common", "Rare"] : ["common"]), recipients, noFanOut);
 				(isPrivate ? privateIds : visibleToAll).push(post.Id);
 			}
 			const expired = postOf({ AuthorId: author, CreatedTime: 20_000, ExpirationDate: 1 });
-			await under.repo.createPost(expired, tagsOf(expired, ["common"]), []);
+			await under.repo.createPost(expired, tagsOf(expired, ["common"]), [], noFanOut);
 		});
 
 		const strangerView: Reader = { userId: stranger, admin: false, networks: [] };
@@ -228,19 +238,85 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		});
 
 		test("feed: own posts, followed people's public posts and posts addressed to one; offset and cursor agree, also past 200 parts", async () => {
-			const mine = await under.repo.lists.feed(author, [], [], { Offset: 0, Limit: 1000 });
+			const mine = await feedOf(under.repo, author, [], [], { Offset: 0, Limit: 1000 });
 			expect(mine).toHaveLength(30);
-			const withFriend = await under.repo.lists.feed(author, [friend], [], { Offset: 0, Limit: 1000 });
+			const withFriend = await feedOf(under.repo, author, [friend], [], { Offset: 0, Limit: 1000 });
 			expect(withFriend.filter(p => p.AuthorId === friend).every(p => !p.IsPrivate)).toBe(true);
 			expect(withFriend.length).toBe(30 + visibleToAll.filter(id => !mine.some(p => p.Id === id)).length);
 			const many = Array.from({ length: 150 }, () => newGuid());
 			for (const people of [[friend], [...many, friend]]) {
-				const { byOffset, byCursor } = await byOffsetAndCursor(page => under.repo.lists.feed(stranger, people, [network], page), 6);
+				const { byOffset, byCursor } = await byOffsetAndCursor(page => feedOf(under.repo, stranger, people, [network], page), 6);
 				expect(byCursor).toEqual(byOffset);
 				// The friend's 30 public posts, and the 8 private posts addressed to the network.
 				expect(byOffset.filter(id => privateIds.includes(id))).toEqual(privateIds.filter((_, k) => k % 2 === 0).reverse());
 				expect(byOffset).toHaveLength(38);
 			}
+		});
+	});
+
+	describe("home timelines", () => {
+		const page = (Offset: number, Limit: number) => ({ Offset, Limit });
+		const ids = (posts: Array<{ Id: string }>) => posts.map(p => p.Id);
+		/** A post by `author`, pushed to each of `readers` through `source`, as CreatePost's fan-out does. */
+		async function pushed(author: string, at: number, readers: string[], source: string, fields: Partial<PostRow> = {}, oversized: string[] = []) {
+			const post = postOf({ AuthorId: author, CreatedTime: at, ...fields });
+			await under.repo.createPost(post, [], [], { entries: readers.map(ownerId => ({ ownerId, source })), oversized });
+			return post;
+		}
+
+		test("a pushed post is on its readers' timelines, newest first; a private one never reaches a reader whose source no longer brings it", async () => {
+			const [author, reader, network] = [newGuid(), newGuid(), newGuid()];
+			const first = await pushed(author, 1000, [reader], `follows:${author}`);
+			const second = await pushed(author, 2000, [reader], `follows:${author}`);
+			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([second.Id, first.Id]);
+			// Built for these sources, the timeline gets a private post through a network the reader is no longer in (a push racing their leaving).
+			const secret = await pushed(author, 3000, [reader], `member:${network}`, { IsPrivate: true });
+			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([second.Id, first.Id]);
+			expect(ids(await feedOf(under.repo, reader, [author], [network], page(0, 10)))).toEqual([secret.Id, second.Id, first.Id]);
+		});
+
+		test("the audience moves, the timeline follows: a source left takes its posts out, a source joined brings its recent ones in", async () => {
+			const [author, other, reader] = [newGuid(), newGuid(), newGuid()];
+			const old = await pushed(author, 1000, [], `follows:${author}`);
+			const mine = await pushed(reader, 1500, [reader], `self:${reader}`);
+			const theirs = await pushed(other, 2000, [reader], `follows:${other}`);
+			expect(ids(await feedOf(under.repo, reader, [other], [], page(0, 10)))).toEqual([theirs.Id, mine.Id]);
+			expect(ids(await feedOf(under.repo, reader, [author, other], [], page(0, 10)))).toEqual([theirs.Id, mine.Id, old.Id]);
+			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([mine.Id, old.Id]);
+			expect(await under.count("timeline_entries", { owner_id: reader, source: `follows:${other}` })).toBe(0);
+		});
+
+		onSql(engine)("a post and its fan-out are one transaction: a push that fails leaves no post", async () => {
+			const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+			const broken = JSON.parse(`{"ownerId": null, "source": "self:${post.AuthorId}"}`) as FanOut["entries"][number];
+			await expect(under.repo.createPost(post, tagsOf(post, ["lost"]), [], { entries: [broken], oversized: [] })).rejects.toThrow();
+			expect(await under.repo.visiblePost(post.Id, { admin: true, networks: [] })).toBeUndefined();
+			expect(await under.count("post_tags", { post_id: post.Id })).toBe(0);
+		});
+
+		test("a source too large to push is pulled by its readers from its own index", async () => {
+			const [star, reader] = [newGuid(), newGuid()];
+			expect(await feedOf(under.repo, reader, [star], [], page(0, 10))).toEqual([]);
+			const post = await pushed(star, 1000, [], `follows:${star}`, {}, [`follows:${star}`]);
+			expect(await under.count("timeline_entries", { post_id: post.Id })).toBe(0);
+			expect(ids(await feedOf(under.repo, reader, [star], [], page(0, 10)))).toEqual([post.Id]);
+		});
+
+		test("past the timeline's bound a page is assembled from the sources: every page by offset and by cursor is the same list", async () => {
+			const [author, reader] = [newGuid(), newGuid()];
+			const written: string[] = [];
+			for (let i = 0; i < timelineBound + 12; i++) written.unshift((await pushed(author, 10_000 + Math.floor(i / 2), [], `follows:${author}`)).Id);
+			const read = (p: Page) => feedOf(under.repo, reader, [author], [], p);
+			const deep = await read(page(timelineBound - 4, 10));
+			expect(deep).toHaveLength(10);
+			expect(await under.count("timeline_entries", { owner_id: reader })).toBe(timelineBound);
+			const all = ids(await read(page(0, 1000)));
+			expect(all).toHaveLength(timelineBound + 12);
+			expect(ids(deep)).toEqual(all.slice(timelineBound - 4, timelineBound + 6));
+			const { byOffset, byCursor } = await byOffsetAndCursor(read, 97);
+			expect(byOffset).toEqual(all);
+			expect(byCursor).toEqual(all);
+			expect(new Set(all)).toEqual(new Set(written));
 		});
 	});
 
@@ -306,17 +382,17 @@ class CutOffBefore extends MongoStore {
 		const reader = newGuid();
 		const tag = `t${newGuid()}`;
 		const others = [1000, 3000, 4000].map(t => postOf({ AuthorId: newGuid(), CreatedTime: t }));
-		for (const other of others) await repo.createPost(other, tagsOf(other, [tag]), [{ id: reader, type: "User" }]);
+		for (const other of others) await repo.createPost(other, tagsOf(other, [tag]), [{ id: reader, type: "User" }], noFanOut);
 		const half = postOf({ AuthorId: newGuid(), CreatedTime: 2000, IsPrivate: true });
 		const halfTags = tagsOf(half, [tag]);
-		await expect(new MongoPostsRepository(new CutOffBefore(db, "posts")).createPost(half, halfTags, [{ id: reader, type: "User" }])).rejects.toThrow(/cut off/);
+		await expect(new MongoPostsRepository(new CutOffBefore(db, "posts")).createPost(half, halfTags, [{ id: reader, type: "User" }], noFanOut)).rejects.toThrow(/cut off/);
 		expect([await db.collection("post_tags").countDocuments({ post_id: half.Id }), await db.collection("post_recipients").countDocuments({ post_id: half.Id })]).toEqual([1, 1]);
 
 		const readerView: Reader = { userId: reader, admin: false, networks: [] };
 		expect(await repo.visiblePost(half.Id, admin)).toBeUndefined();
 		expect(await repo.visibleAmong([half.Id], admin)).toEqual([]);
 		const newestFirst = [others[2].Id, others[1].Id, others[0].Id];
-		for (const read of [(page: Page) => repo.lists.searchByTag(admin, [tag], undefined, page), (page: Page) => repo.lists.searchByTag(readerView, [tag], undefined, page), (page: Page) => repo.lists.feed(reader, [], [], page)]) {
+		for (const read of [(page: Page) => repo.lists.searchByTag(admin, [tag], undefined, page), (page: Page) => repo.lists.searchByTag(readerView, [tag], undefined, page), (page: Page) => feedOf(repo, reader, [], [], page)]) {
 			// Pages stay full: what is not there takes no place in them.
 			expect((await read({ Offset: 0, Limit: 2 })).map(p => p.Id)).toEqual(newestFirst.slice(0, 2));
 			const { byOffset, byCursor } = await byOffsetAndCursor(read, 1);
@@ -324,7 +400,7 @@ class CutOffBefore extends MongoStore {
 			expect(byCursor).toEqual(newestFirst);
 		}
 
-		await repo.createPost(half, halfTags, [{ id: reader, type: "User" }]);
+		await repo.createPost(half, halfTags, [{ id: reader, type: "User" }], noFanOut);
 		expect(await repo.visiblePost(half.Id, readerView)).toEqual(half);
 		expect((await repo.lists.searchByTag(readerView, [tag], undefined, { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([others[2].Id, others[1].Id, half.Id, others[0].Id]);
 		const parts = await repo.parts([half.Id]);
@@ -333,19 +409,19 @@ class CutOffBefore extends MongoStore {
 
 	test("a tag, recipient or comment whose activity was not written gets it, once, from the same call again", async () => {
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-		await repo.createPost(post, [], []);
+		await repo.createPost(post, [], [], noFanOut);
 		const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
 		const network = newGuid();
 		const comment = { Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: "hi", ContentCreatedTime: 4000, CreatedTime: 4000, UpdatedTime: 4000 };
 		await expect(cut.addTag(post.Id, "News", 0, 2000)).rejects.toThrow(/cut off/);
-		await expect(cut.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000)).rejects.toThrow(/cut off/);
+		await expect(cut.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)).rejects.toThrow(/cut off/);
 		await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
 		expect(await repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
 		expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(1000);
 
 		const tags = await Promise.all(Array.from({ length: 5 }, () => repo.addTag(post.Id, "news", 0, 5000)));
 		expect(tags.map(t => [t.inserted, t.row.Value, t.row.CreatedTime])).toEqual(Array.from({ length: 5 }, () => [false, "News", 2000]));
-		expect(await Promise.all(Array.from({ length: 5 }, () => repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 5000)))).toEqual([false, false, false, false, false]);
+		expect(await Promise.all(Array.from({ length: 5 }, () => repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 5000, noFanOut)))).toEqual([false, false, false, false, false]);
 		await repo.addComment(comment, "Ada commented");
 		const activities = await repo.activities(post.Id, { Offset: 0, Limit: 10 });
 		expect(activities.map(a => [a.Message, a.CreatedTime])).toEqual([
@@ -360,11 +436,11 @@ class CutOffBefore extends MongoStore {
 
 	test("never retried, the additions a crash cut off before their activity get it from the sweep, once; those under way are left to their call", async () => {
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-		await repo.createPost(post, [], []);
+		await repo.createPost(post, [], [], noFanOut);
 		const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
 		const comment = { Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: "hello", ContentCreatedTime: 4000, CreatedTime: 4000, UpdatedTime: 4000 };
 		await expect(cut.addTag(post.Id, "Swept", 0, 2000)).rejects.toThrow(/cut off/);
-		await expect(cut.addRecipient(post.Id, { id: newGuid(), type: "User" }, "Bo was added", 3000)).rejects.toThrow(/cut off/);
+		await expect(cut.addRecipient(post.Id, { id: newGuid(), type: "User" }, "Bo was added", 3000, noFanOut)).rejects.toThrow(/cut off/);
 		await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
 
 		// Younger than the lease: possibly still under way, so not the sweep's.

@@ -107,9 +107,12 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 		await this.store.write(this.pairs.replaceOne({ _id: key }, pairOf(side, other), { upsert: true }));
 	}
 
-	/** The ids of the users a user is connected to. */
-	async peopleOf(ownerId: string): Promise<string[]> {
-		const pairs = await this.pairs.find({ owners: ownerId }, { projection: { owners: 1 } }).toArray();
+	/** The ids of the users a user is connected to (at most `limit` of them, when given: a fan-out asks whether there are more than it pushes to). */
+	async peopleOf(ownerId: string, limit?: number): Promise<string[]> {
+		const pairs = await this.pairs
+			.find({ owners: ownerId }, { projection: { owners: 1 } })
+			.limit(limit ?? 0)
+			.toArray();
 		return pairs.map(pair => (pair.owners[0] === ownerId ? pair.owners[1] : pair.owners[0]));
 	}
 

@@ -1,4 +1,4 @@
-import { Audience } from "../../shared/audience";
+import { Audience, Readers } from "../../shared/audience";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
 import { Embedded, firstOfEach } from "./graph.repository";
@@ -10,7 +10,8 @@ import { MongoSubscriptionsRepository } from "./subscriptions.mongo";
 /**
  * The graph domain's indexes (graph.schema.ts on SQL): the keys a record written twice at once meets
  * — a connection pair (its _id), a membership (network, user), a subscription (subscriber, target)
- * — and each list by (owner, created_time, _id), which pages and the first N per owner seek.
+ * — and each list by (owner, created_time, _id), which pages and the first N per owner seek; and
+ * subscribers by target, which a post's fan-out reads.
  */
 export const graphMongoMigrations: MongoMigration[] = [
 	{
@@ -24,6 +25,14 @@ export const graphMongoMigrations: MongoMigration[] = [
 			await db.collection("network_members").createIndex({ user_id: 1, created_time: 1, _id: 1, network_id: 1 }, { name: "network_members_by_user" });
 			await db.collection("subscriptions").createIndex({ subscriber_id: 1, subscribed_to_id: 1 }, { name: "subscriptions_subscriber_target", unique: true });
 			await db.collection("subscriptions").createIndex({ subscriber_id: 1, created_time: 1, _id: 1 }, { name: "subscriptions_by_subscriber" });
+		},
+	},
+	{
+		version: 2,
+		description: "subscribers by what they subscribe to",
+		// A post's fan-out reads who subscribes to its author and its context (graph.schema.ts's version 3); covering for that read.
+		apply: async db => {
+			await db.collection("subscriptions").createIndex({ subscribed_to_id: 1, subscriber_id: 1 }, { name: "subscriptions_by_target" });
 		},
 	},
 ];
@@ -50,6 +59,27 @@ export class MongoGraphRepository implements GraphContract {
 	async isMemberOrConnection(userId: string, id: string): Promise<boolean> {
 		const found = await Promise.all([this.networks.isMember(id, userId), this.connections.isConnected(userId, id)]);
 		return found.includes(true);
+	}
+
+	/**
+	 * Who reads what these sources post (as `GraphRepository.readersOf`): the users connected or
+	 * subscribed to each of `follows`, the members of each of `members`; null for a source with more
+	 * than `limit`. Each list is read from its index and cut at limit + 1, enough to tell.
+	 */
+	async readersOf(follows: string[], members: string[], limit: number): Promise<Readers> {
+		const cut = limit + 1;
+		const listed = (ids: string[]) => (ids.length > limit ? null : ids);
+		const [followers, memberLists] = await Promise.all([
+			Promise.all(
+				follows.map(async id => {
+					const [connected, subscribed] = await Promise.all([this.connections.peopleOf(id, cut), this.subscriptions.subscribersOf(id, cut)]);
+					// Either list cut makes the union longer than `limit`; otherwise both are whole and so is the union.
+					return listed([...new Set([...connected, ...subscribed])]);
+				}),
+			),
+			Promise.all(members.map(async id => listed(await this.networks.memberIdsOf(id, cut)))),
+		]);
+		return { follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])), members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])) };
 	}
 
 	/** A user's audience: three reads at once, each from an index alone. */

@@ -1,5 +1,5 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
-import { Audience } from "../../shared/audience";
+import { Audience, Readers } from "../../shared/audience";
 import { ConnectionRow, ConnectionsRepository } from "./connections.repository";
 import { MembershipRow, NetworksRepository } from "./networks.repository";
 import { SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
@@ -47,6 +47,22 @@ export class GraphRepository {
 			[userId, id],
 		);
 		return !!found;
+	}
+
+	/**
+	 * Who reads what these sources post: the users connected or subscribed to each of `follows`, the
+	 * members of each of `members`; null for a source with more than `limit` of them.
+	 */
+	async readersOf(follows: string[], members: string[], limit: number): Promise<Readers> {
+		const cut = limit + 1;
+		const listed = (rows: Array<{ reader: string }>) => (rows.length > limit ? null : rows.map(r => r.reader));
+		const [followers, memberLists] = await Promise.all([
+			Promise.all(
+				follows.map(async id => listed(await this.db.all<{ reader: string }>(`SELECT user_id AS reader FROM connections WHERE owner_id = $1 UNION SELECT subscriber_id FROM subscriptions WHERE subscribed_to_id = $1 LIMIT ${cut}`, [id]))),
+			),
+			Promise.all(members.map(async id => listed(await this.db.all<{ reader: string }>(`SELECT user_id AS reader FROM network_members WHERE network_id = $1 LIMIT ${cut}`, [id])))),
+		]);
+		return { follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])), members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])) };
 	}
 
 	/** A user's audience in one statement (one round trip); the posts service needs the sets, not an order. */

@@ -28,4 +28,10 @@ export const graphMigrations: Migration[] = [
 		// Networks that exist are closed: only their owners (or admins) add members from now on.
 		statements: () => ["ALTER TABLE networks ADD COLUMN is_open INTEGER NOT NULL DEFAULT 0"],
 	},
+	{
+		version: 3,
+		description: "subscribers by what they subscribe to",
+		// A post's fan-out reads who subscribes to its author and its context.
+		statements: () => ["CREATE INDEX subscriptions_by_target ON subscriptions (subscribed_to_id, subscriber_id)"],
+	},
 ];

@@ -159,6 +159,15 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
+			/** Internal: who reads what a post's sources post (its fan-out), each source cut at `limit`. */
+			readersOf: {
+				visibility: "public",
+				callers: ["posts"],
+				async handler(ctx: Context<{ follows: string[]; members: string[]; limit: number }>) {
+					return this.repo.readersOf(ctx.params.follows, ctx.params.members, ctx.params.limit);
+				},
+			},
+
 			/** Internal: makes a user a member, as an accepted invitation does; already being one is fine. */
 			joinNetwork: {
 				visibility: "public",

@@ -134,6 +134,16 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 		return (await this.memberships.find({ user_id: userId }, { projection: { _id: 0, network_id: 1 } }).toArray()).map(doc => doc.network_id);
 	}
 
+	/** The first `limit` ids of a network's members (the unique (network, user) index alone). */
+	async memberIdsOf(networkId: string, limit: number): Promise<string[]> {
+		return (
+			await this.memberships
+				.find({ network_id: networkId }, { projection: { _id: 0, user_id: 1 } })
+				.limit(limit)
+				.toArray()
+		).map(doc => doc.user_id);
+	}
+
 	/**
 	 * Runs a change of a network's members with the network marked (`counting`), then writes the count
 	 * and takes the mark off; 404 when there is no such network. A failure takes the mark off too; a

@@ -60,4 +60,14 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 	async targetsOf(subscriberId: string): Promise<string[]> {
 		return (await this.subscriptions.find({ subscriber_id: subscriberId }, { projection: { _id: 0, subscribed_to_id: 1 } }).toArray()).map(doc => doc.subscribed_to_id);
 	}
+
+	/** The first `limit` ids of the users subscribed to `targetId` (the index by target alone, graph.mongo.ts version 2). */
+	async subscribersOf(targetId: string, limit: number): Promise<string[]> {
+		return (
+			await this.subscriptions
+				.find({ subscribed_to_id: targetId }, { projection: { _id: 0, subscriber_id: 1 } })
+				.limit(limit)
+				.toArray()
+		).map(doc => doc.subscriber_id);
+	}
 }

@@ -2,13 +2,15 @@ import { Context, ServiceBroker } from "moleculer";
 import { announce, userKey } from "../../shared/streams/stream-event";
 import { audienceCache, audienceOf } from "../../shared/audience";
 import { onInvalidation } from "../../shared/cache/node-caches";
-import { feedSources, postListSources, postSources, recipient } from "./post-lists";
+import { postListKeys, postListSources, recipientKey } from "./post-lists";
 import { reachOf } from "./posts.sql";
-import { PostRow } from "./posts.rows";
+import { NewRecipient, PostRow } from "./posts.rows";
+import { readerSources, sourceKey } from "./timeline-sources";
 
 /**
- * What the posts domain tells users' streams (Server Events): a new post to the streams whose feed
- * it joins (the same sources the kept feeds are dropped by), comments and tags to the post's author.
+ * What the posts domain tells users' streams (Server Events): a new post to the streams whose
+ * timeline it joins (its timeline sources, which the kept lists are dropped by too), comments and
+ * tags to the post's author.
  */
 
 /**
@@ -16,14 +18,14 @@ import { PostRow } from "./posts.rows";
  * dropped, and it goes to every stream whose feed reads one of them (a private one only to its
  * audience). One event does both: the sources are the same keys.
  */
-export function postAnnounced(ctx: Context, post: PostRow, record: unknown, tags: readonly string[], recipientIds: readonly string[]): Promise<void> {
-	const sources = postSources(post, tags, recipientIds);
-	return announce(ctx, "Post", record, sources, { readers: post.IsPrivate ? [post.AuthorId, ...recipientIds] : undefined, drops: { cache: postListSources.name, keys: sources } });
+export function postAnnounced(ctx: Context, post: PostRow, record: unknown, tags: readonly string[], recipients: readonly NewRecipient[]): Promise<void> {
+	const keys = postListKeys(post, tags, recipients);
+	return announce(ctx, "Post", record, keys, { readers: post.IsPrivate ? [post.AuthorId, ...recipients.map(r => r.id)] : undefined, drops: { cache: postListSources.name, keys } });
 }
 
 /** A post was addressed to one more user or network: to the streams it now reaches through that recipient alone. */
-export function recipientAnnounced(ctx: Context, post: PostRow, record: unknown, recipientId: string): Promise<void> {
-	return announce(ctx, "Post", record, [recipient(recipientId)], { readers: post.IsPrivate ? [recipientId] : undefined });
+export function recipientAnnounced(ctx: Context, post: PostRow, record: unknown, recipient: NewRecipient): Promise<void> {
+	return announce(ctx, "Post", record, [recipientKey(recipient)], { readers: post.IsPrivate ? [recipient.id] : undefined });
 }
 
 /** A comment on a post: to its author (who always sees their own post). */
@@ -36,7 +38,7 @@ export function tagAnnounced(ctx: Context, post: PostRow, record: unknown): Prom
 	return announce(ctx, "Tag", record, [userKey(post.AuthorId)]);
 }
 
-/** What a user's stream listens for and may read: their feed's sources and what is addressed to them; their reach for private posts. */
+/** What a user's stream listens for and may read: their timeline's sources and what is addressed to them; their reach for private posts. */
 export interface ReaderScope {
 	keys: string[];
 	reach: string[];
@@ -44,8 +46,8 @@ export interface ReaderScope {
 
 /** A user's stream scope, from their audience (through the node's audience cache, which the graph invalidates). */
 export async function readerScope(ctx: Context, userId: string): Promise<ReaderScope> {
-	const { people, networks } = await audienceOf(ctx, userId);
-	return { keys: [...feedSources(userId, people, networks), userKey(userId)], reach: reachOf({ userId, admin: false, networks }) };
+	const audience = await audienceOf(ctx, userId);
+	return { keys: [...readerSources(userId, audience).map(sourceKey), userKey(userId)], reach: reachOf({ userId, admin: false, networks: audience.networks }) };
 }
 
 /** Calls back with the users whose stream scope may have changed: the graph dropped their audience (a follow, a membership). */

@@ -5,33 +5,37 @@ import { audienceCache } from "../../shared/audience";
 import { CALLER_SCOPE, ResponseScopeMeta } from "../../shared/caller";
 import { Page } from "../../shared/persistence/sql/paging";
 import { postCache } from "./post-cache";
-import { PostRow } from "./posts.rows";
-import { Reader, reachOf } from "./posts.sql";
+import { NewRecipient, PostRow } from "./posts.rows";
+import { Reader } from "./posts.sql";
+import { postSources, recipientSource, Source, sourceKey } from "./timeline-sources";
 
 /**
- * The sources a list of posts is read from: an author's posts, a context's, those addressed to a
- * recipient, those having a tag, all posts. No node holds this cache: it is a name for invalidations.
+ * The sources a list of posts is read from: a timeline's sources, a context's wall, those having a
+ * tag, all posts. No node holds this cache: it is a name for invalidations.
  * A write that puts a post into lists announces the post's sources (before it answers), and a kept
  * feed or search page names the sources it read, so the gateway drops exactly the pages a new post,
  * recipient or tag could join, on every node.
  */
 export const postListSources = defineCache<object>("postListSources", { max: 1, ttlMs: 1 });
 
-const author = (id: string) => `author:${id}`;
 const context = (id: string) => `context:${id}`;
-/** The source of the posts addressed to a user or network. */
-export const recipient = (id: string) => `recipient:${id}`;
 const tag = (name: string) => `tag:${name.toLowerCase()}`;
 const allPosts = "all";
 
-/** The lists a new post joins: its author's, its context's, its recipients', its tags', all posts. */
-export function postSources(post: PostRow, tags: readonly string[], recipientIds: readonly string[]): string[] {
-	return [author(post.AuthorId), ...(post.ContextId ? [context(post.ContextId)] : []), ...recipientIds.map(recipient), ...tags.map(tag), allPosts];
+/**
+ * The lists a new post joins: its timeline sources (timeline-sources.ts: its author, context and
+ * recipients as readers follow them), its context's wall, its tags', all posts.
+ */
+export function postListKeys(post: PostRow, tags: readonly string[], recipients: readonly NewRecipient[]): string[] {
+	return [...postSources(post, recipients).map(sourceKey), ...(post.ContextId ? [context(post.ContextId)] : []), ...tags.map(tag), allPosts];
 }
 
+/** The key of the timeline source a recipient is. */
+export const recipientKey = (recipient: NewRecipient) => sourceKey(recipientSource(recipient));
+
 /** A post was addressed to one more user or network: lists of what reaches that recipient may now show it. */
-export function recipientListed(ctx: Context, recipientId: string): Promise<void> {
-	return invalidate(ctx, postListSources, [recipient(recipientId)]);
+export function recipientListed(ctx: Context, recipient: NewRecipient): Promise<void> {
+	return invalidate(ctx, postListSources, [recipientKey(recipient)]);
 }
 
 /** A post got one more tag: searches for that tag may now show it. */
@@ -39,16 +43,12 @@ export function tagListed(ctx: Context, name: string): Promise<void> {
 	return invalidate(ctx, postListSources, [tag(name)]);
 }
 
-/** The sources of a user's feed, as `PostLists.feed` reads them. */
-export function feedSources(userId: string, people: readonly string[], networks: readonly string[]): string[] {
-	return [author(userId), ...people.map(author), ...[...networks, ...people].map(context), ...[userId, ...networks].map(recipient)];
-}
-
 /** The sources of a search, as `PostLists.searchByTag` reads them: its tags (or context, or all posts), and what reaches the reader privately. */
 export function searchSources(reader: Reader, tags: readonly string[], contextId: string | undefined): string[] {
 	const listed = contextId ? [context(contextId)] : tags.length ? tags.map(tag) : [allPosts];
 	if (reader.admin) return listed;
-	return [...listed, ...(reader.userId ? [author(reader.userId)] : []), ...reachOf(reader).map(recipient)];
+	const reach: Source[] = [...(reader.userId ? [{ kind: "self" as const, id: reader.userId }] : []), ...reader.networks.map(id => ({ kind: "member" as const, id }))];
+	return [...listed, ...reach.map(sourceKey)];
 }
 
 /**

@@ -28,12 +28,16 @@ export interface PostDocument {
 	details?: Partial<Record<(typeof detailFields)[number], string>>;
 }
 
-/** What a tag or a recipient copies of its post, for the list indexes. */
-export interface OfPost {
+/** What a record that lists a post (a tag, a recipient, a timeline entry) copies of it, for the list indexes. */
+export interface PostCopy {
 	post_id: string;
 	post_created_time: number;
 	post_is_private: boolean;
 	post_expires_at: number;
+}
+
+/** What a tag or a recipient copies of its post. */
+export interface OfPost extends PostCopy {
 	/** Orders the post's tags (recipients) added in the same millisecond. */
 	position: number;
 	/** The activity that announced its addition (CreateTag, CreatePostRecipient): a retry writes that one, never a second. */
@@ -89,6 +93,38 @@ export interface CommentDocument extends ActivityPending {
 	activity_id?: string;
 }
 
+/** A post in a reader's home timeline (posts.schema.ts's timeline_entries); one per (reader, post, source), its `_id` the server's. */
+export interface TimelineEntryDocument extends PostCopy {
+	owner_id: string;
+	/** The key of the source that brought it (timeline-sources.ts). */
+	source: string;
+}
+
+/** A reader's timeline as stored (`_id` the reader): below `horizon` it may lack posts; the sources it was built for, and their digest. */
+export interface TimelineDocument {
+	_id: string;
+	horizon: number;
+	sources_digest: string;
+	sources: string[];
+}
+
+/** A source whose audience was too large to push to (`_id` its key): its readers pull it. */
+export interface PulledSourceDocument {
+	_id: string;
+	marked_time: number;
+}
+
+/** Drops an index unless it is gone already (a step run again after its drop, or a collection never made). */
+async function dropIndexUnlessGone(collection: Collection, name: string): Promise<void> {
+	try {
+		await collection.dropIndex(name);
+	} catch (err) {
+		// 26: NamespaceNotFound, 27: IndexNotFound.
+		const code = (err as { code?: unknown }).code;
+		if (code !== 26 && code !== 27) throw err;
+	}
+}
+
 export const postsMongoMigrations: MongoMigration[] = [
 	{
 		version: 1,
@@ -113,6 +149,19 @@ export const postsMongoMigrations: MongoMigration[] = [
 			for (const name of ["post_tags", "post_recipients", "comments"]) await db.collection(name).createIndex({ activity_pending: 1, created_time: 1 }, { name: `${name}_activity_pending`, sparse: true });
 		},
 	},
+	{
+		version: 2,
+		description: "home timelines written when a post is written, and a context's posts in one time order",
+		apply: async db => {
+			// A wall is one range in time order, privacy and expiry in the index (posts.schema.ts's version 3). Made before the old one goes: walls never lack one.
+			const posts = db.collection("posts");
+			await posts.createIndex({ context_id: 1, created_time: 1, _id: 1, is_private: 1, expires_at: 1 }, { name: "posts_by_context_in_time" });
+			await dropIndexUnlessGone(posts, "posts_by_context");
+			// The entries' list and their key at once: a post's time never changes, so unique here is unique per (reader, post, source), as SQL's primary key.
+			// Privacy and expiry come last so that a page tests them in the index. timelines and pulled_sources are keyed by _id.
+			await db.collection("timeline_entries").createIndex({ owner_id: 1, post_created_time: -1, post_id: -1, source: 1, post_is_private: 1, post_expires_at: 1 }, { name: "timeline_entries_key", unique: true });
+		},
+	},
 ];
 
 /** The domain's collections. */
@@ -122,6 +171,9 @@ export interface PostCollections {
 	recipients: Collection<RecipientDocument>;
 	activities: Collection<ActivityDocument>;
 	comments: Collection<CommentDocument>;
+	timelineEntries: Collection<TimelineEntryDocument>;
+	timelines: Collection<TimelineDocument>;
+	pulledSources: Collection<PulledSourceDocument>;
 }
 
 export function postCollections(store: MongoStore): PostCollections {
@@ -131,6 +183,9 @@ export function postCollections(store: MongoStore): PostCollections {
 		recipients: store.collection<RecipientDocument>("post_recipients"),
 		activities: store.collection<ActivityDocument>("post_activities"),
 		comments: store.collection<CommentDocument>("comments"),
+		timelineEntries: store.collection<TimelineEntryDocument>("timeline_entries"),
+		timelines: store.collection<TimelineDocument>("timelines"),
+		pulledSources: store.collection<PulledSourceDocument>("pulled_sources"),
 	};
 }
 

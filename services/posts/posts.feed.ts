@@ -2,6 +2,7 @@ import { SqlDatabase, SqlDialect } from "../../shared/persistence/sql/database";
 import { Anchor, anchorOf, Page } from "../../shared/persistence/sql/paging";
 import { PostRow, postColumns, postFromRow } from "./posts.rows";
 import { Params, Reader, reachOf, visibleSql } from "./posts.sql";
+import { Selector } from "./timeline-sources";
 
 /**
  * One part of a list of posts that an index serves newest first: its rows are (post id, post
@@ -17,11 +18,31 @@ interface Part {
 	expiresAt: string;
 	/** The part's conditions (an equality on the index's leading columns, then residual ones). */
 	where: (params: Params) => string[];
+	/** A constant each of its rows carries (the timeline source a backfill files them under). */
+	label?: string;
 }
 
 const ofPosts = (where: Part["where"]): Part => ({ from: "posts p", id: "p.id", time: "p.created_time", expiresAt: "p.expires_at", where });
 const ofTags = (where: Part["where"]): Part => ({ from: "post_tags pt", id: "pt.post_id", time: "pt.post_created_time", expiresAt: "pt.post_expires_at", where });
 const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients pr", id: "pr.post_id", time: "pr.post_created_time", expiresAt: "pr.post_expires_at", where });
+/** A reader's home timeline: the entries pushed to it, a private one only while it still comes from one of the reader's sources. */
+const ofTimeline = (ownerId: string, sourceKeys: string[]): Part => ({
+	from: "timeline_entries t",
+	id: "t.post_id",
+	time: "t.post_created_time",
+	expiresAt: "t.post_expires_at",
+	where: params => [`t.owner_id = ${params.shared("owner", ownerId)}`, `(t.post_is_private = 0 OR ${params.anyOf("t.source", "sourceKeys", sourceKeys)})`],
+});
+
+/** The part a selector reads (timeline-sources.ts): an index range of posts by author or context, or of recipients. */
+export function partOf({ by, id, publicOnly }: Selector, label?: string): Part {
+	const privacy = (column: string) => (publicOnly ? [`${column} = 0`] : []);
+	const part =
+		by === "recipient"
+			? ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`, ...privacy("pr.post_is_private")])
+			: ofPosts(params => [`p.${by === "author" ? "author_id" : "context_id"} = ${params.add(id)}`, ...privacy("p.is_private")]);
+	return { ...part, label };
+}
 
 /** SQLite allows 500 terms in a compound SELECT; a longer union is run in several statements and merged. */
 const partsPerStatement = 200;
@@ -53,7 +74,8 @@ function limitLiteral(n: number): string {
 function partRowsSql(part: Part, params: Params, window: Window): string {
 	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
 	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
-	return `SELECT ${part.id} AS id, ${part.time} AS ts FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
+	const label = part.label === undefined ? "" : `, CAST(${params.add(part.label)} AS TEXT) AS label`;
+	return `SELECT ${part.id} AS id, ${part.time} AS ts${label} FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
 }
 
 /**
@@ -68,29 +90,40 @@ function topOfUnionSql(parts: Part[], params: Params, window: Window, dialect: S
 	const order = "ORDER BY ts DESC, id DESC";
 	if (dialect.name === "sqlite") return `${parts.map(part => partRowsSql(part, params, window)).join(" UNION ")} ${order} ${cut}`;
 	const take = limitLiteral(window.take);
-	return `SELECT id, ts FROM (${parts.map((part, i) => `SELECT id, ts FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
+	const columns = parts[0].label === undefined ? "id, ts" : "id, ts, label";
+	return `SELECT ${columns} FROM (${parts.map((part, i) => `SELECT ${columns} FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
 }
+
+/** Newest first: by time, then by id. */
+export const newestFirst = (a: Hit, b: Hit) => b.ts - a.ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** The ids once each, in their order, without empty ones. */
 export const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
 
-/** Feeds and searches: newest first, after an optional cursor, visible to their reader. */
+/** A post a labelled part found, under its part's label. */
+export interface LabelledHit extends Hit {
+	label: string;
+}
+
+/** What every engine's lists offer the posts service (the rest of PostLists serves the SQL timelines). */
+export type PostListsContract = Pick<PostLists, "searchByTag" | "userPosts">;
+
+/** Timelines, walls and searches: newest first, after an optional cursor, visible to their reader. */
 export class PostLists {
 	constructor(private readonly db: SqlDatabase) {}
 
 	/**
 	 * SearchPostsByTag: posts having any of `tags` (all posts when none), optionally in one context.
 	 * Per tag, its public posts from the tag index; the reader's own private posts, and the private
-	 * posts addressed to them or their networks, from the author and recipient indexes.
+	 * posts addressed to them or their networks, from the author and recipient indexes. A context (a
+	 * wall) is one range of the context index, its private posts kept only for their audience.
 	 */
 	async searchByTag(reader: Reader, tags: string[], contextId: string | undefined, page: Page): Promise<PostRow[]> {
 		const names = unique(tags);
 		const tagged = (postId: string) => (params: Params) => (names.length ? [`EXISTS (SELECT 1 FROM post_tags st WHERE st.post_id = ${postId} AND ${params.anyOf("st.name", "tags", names)})`] : []);
 		let parts: Part[];
 		if (contextId) {
-			// The context's posts, public then private, from the context index (a context is a network or a person: their posts, not all posts).
-			const inContext = (params: Params) => `p.context_id = ${params.shared("context", contextId)}`;
-			parts = [ofPosts(params => [inContext(params), "p.is_private = 0", ...tagged("p.id")(params)]), ofPosts(params => [inContext(params), "p.is_private = 1", ...tagged("p.id")(params), visibleSql(reader, params)])];
+			parts = [ofPosts(params => [`p.context_id = ${params.add(contextId)}`, visibleSql(reader, params), ...tagged("p.id")(params)])];
 		} else if (reader.admin) {
 			parts = names.length ? names.flatMap(name => [0, 1].map(privacy => ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`]))) : [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
 		} else {
@@ -102,18 +135,36 @@ export class PostLists {
 		return this.page(parts, reader, page);
 	}
 
-	/**
-	 * UserFeed: one's own posts; the public posts of the people one follows or is connected to, and
-	 * of the contexts of one's networks and people; and the posts addressed to one or one's
-	 * networks. Each person, context and recipient is a part of its own, read from its index.
-	 */
-	async feed(userId: string, people: string[], networks: string[], page: Page): Promise<PostRow[]> {
-		const parts = [0, 1].map(privacy => ofPosts(params => [`p.author_id = ${params.shared("me", userId)}`, `p.is_private = ${privacy}`]));
-		for (const person of unique(people).filter(id => id !== userId)) parts.push(ofPosts(params => [`p.author_id = ${params.add(person)}`, "p.is_private = 0"]));
-		for (const context of unique([...networks, ...people])) parts.push(ofPosts(params => [`p.context_id = ${params.add(context)}`, "p.is_private = 0"]));
-		for (const id of unique([userId, ...networks])) parts.push(ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`]));
-		// Everything a feed lists is visible to its owner: the cursor must be a post they can see.
-		return this.page(parts, { userId, admin: false, networks }, page);
+	/** UserPosts: what a user wrote that the reader may see, from the author index (public, then private ones visible to the reader). */
+	async userPosts(reader: Reader, authorId: string, page: Page): Promise<PostRow[]> {
+		const by = (params: Params) => `p.author_id = ${params.shared("author", authorId)}`;
+		return this.page([ofPosts(params => [by(params), "p.is_private = 0"]), ofPosts(params => [by(params), "p.is_private = 1", visibleSql(reader, params)])], reader, page);
+	}
+
+	/** A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes. */
+	async timeline(reader: Reader & { userId: string }, sourceKeys: string[], pulled: Selector[], page: Page): Promise<PostRow[]> {
+		return this.page([ofTimeline(reader.userId, sourceKeys), ...pulled.map(selector => partOf(selector))], reader, page);
+	}
+
+	/** The same page assembled from every source's own index: what a timeline's reader gets past its end. */
+	async assembled(reader: Reader, selectors: Selector[], page: Page): Promise<PostRow[]> {
+		return this.page(
+			selectors.map(selector => partOf(selector)),
+			reader,
+			page,
+		);
+	}
+
+	/** The newest `take` (post, label) pairs of labelled selectors, unexpired: what a timeline's backfill copies. */
+	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number): Promise<LabelledHit[]> {
+		const hits: LabelledHit[] = [];
+		const window: Window = { now: Date.now(), take };
+		for (let i = 0; i < selectors.length; i += partsPerStatement) {
+			const params = new Params(this.db.dialect);
+			const parts = selectors.slice(i, i + partsPerStatement).map(({ selector, label }) => partOf(selector, label));
+			for (const hit of await this.db.all<LabelledHit>(topOfUnionSql(parts, params, window, this.db.dialect), params.values)) hits.push({ id: hit.id, ts: Number(hit.ts), label: hit.label });
+		}
+		return hits.sort(newestFirst).slice(0, take);
 	}
 
 	/** The page of the union of `parts`: one statement when the union is short enough, else merged in order. */
@@ -135,7 +186,7 @@ export class PostLists {
 			}
 		}
 		const ids = [...hits.values()]
-			.sort((a, b) => b.ts - a.ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+			.sort(newestFirst)
 			.slice(page.Offset, window.take)
 			.map(hit => hit.id);
 		if (ids.length === 0) return [];

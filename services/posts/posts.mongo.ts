@@ -7,7 +7,7 @@ import { isDuplicateKey, upsertOnce } from "../../shared/persistence/mongo/error
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { embeddedActivities, embeddedComments, embeddedRecipients, embeddedTags, Keyed, LegacyPost, PostsRepository } from "./posts.repository";
-import { PostLists } from "./posts.feed";
+import { PostListsContract } from "./posts.feed";
 import { ActivityRow, byPost, CommentRow, NewRecipient, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
 import {
@@ -33,6 +33,8 @@ import {
 } from "./posts-documents.mongo";
 import { MongoPostLists } from "./posts-feed.mongo";
 import { visiblePosts } from "./posts-visibility.mongo";
+import { MongoTimelines, pushEntries } from "./timelines.mongo";
+import { FanOut, Timelines } from "./timelines.repository";
 
 /** What a tag or recipient copies of its post. */
 const copied = { created_time: 1, is_private: 1, expires_at: 1 } as const;
@@ -43,24 +45,28 @@ const copied = { created_time: 1, is_private: 1, expires_at: 1 } as const;
  * one; each write is ordered so that what a crash leaves is invisible or completed by the call again.
  */
 export class MongoPostsRepository implements RepositoryContract<PostsRepository> {
-	readonly lists: RepositoryContract<PostLists>;
+	readonly lists: PostListsContract;
+
+	readonly timelines: RepositoryContract<Timelines>;
 
 	private readonly c: PostCollections;
 
 	constructor(private readonly store: MongoStore) {
 		this.c = postCollections(store);
-		this.lists = new MongoPostLists(this.c);
+		const lists = new MongoPostLists(this.c);
+		this.lists = lists;
+		this.timelines = new MongoTimelines(store, this.c, lists);
 	}
 
 	/**
-	 * A post with its tags and recipients: these first, the post last. Until the post is there, no
-	 * id finds it and no list shows it (lists keep only posts that are there), so nobody sees it half
-	 * made, and whoever may see it sees it whole; a call cut off is completed by the same call again
-	 * (what is there already is kept).
+	 * A post with its tags, recipients and timeline entries: these first, the post last. Until the
+	 * post is there, no id finds it and no list shows it (lists and timelines keep only posts that are
+	 * there), so nobody sees it half made, and whoever may see it sees it whole; a call cut off is
+	 * completed by the same call again (what is there already is kept).
 	 */
-	async createPost(post: PostRow, tags: TagRow[], recipients: NewRecipient[]): Promise<void> {
+	async createPost(post: PostRow, tags: TagRow[], recipients: NewRecipient[], fanOut: FanOut): Promise<void> {
 		const doc = postDocumentOf(post);
-		await this.partsOf(doc, tags, recipients);
+		await Promise.all([this.partsOf(doc, tags, recipients), pushEntries(this.store, this.c, doc, fanOut)]);
 		await insertUnlessThere(this.store, this.c.posts, [doc]);
 	}
 
@@ -108,12 +114,18 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		return { row: toTag(doc), inserted };
 	}
 
-	/** A recipient unless the post has it: as addTag, the one call that inserted it added it, and its activity is written once. */
-	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number): Promise<boolean> {
+	/**
+	 * A recipient unless the post has it: as addTag, the one call that inserted it added it, and its
+	 * activity is written once. The post goes into the timelines the recipient reaches after the
+	 * recipient (an entry before it would show a private post to whom it is not yet addressed) and
+	 * before the activity: while the addition is marked unfinished, the same call again pushes them.
+	 */
+	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number, fanOut: FanOut): Promise<boolean> {
 		const post = await this.c.posts.findOne({ _id: postId }, { projection: copied });
 		if (!post) return false;
 		const added = pending(recipientDocumentOf(recipient, now, ofPost(post, await nextPosition(this.c.recipients, postId), newOrderedGuid(now))), message);
 		const { doc, inserted } = await this.keyed(this.c.recipients, added, { post_id: postId, recipient_id: recipient.id });
+		if (inserted || doc.activity_pending) await pushEntries(this.store, this.c, post, fanOut);
 		await this.writeActivity(this.c.recipients, doc, message);
 		return inserted;
 	}

@@ -4,9 +4,10 @@ import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
-import { PostLists } from "./posts.feed";
+import { PostLists, PostListsContract } from "./posts.feed";
 import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
 import { Params, Reader, visibleSql } from "./posts.sql";
+import { FanOut, pushEntries, Timelines } from "./timelines.repository";
 
 /** How many of its latest activities a post record carries; PostActivities pages through all. */
 export const embeddedActivities = 20;
@@ -39,18 +40,23 @@ const details = (post: PostRow) => toJson(Object.fromEntries(detailFields.filter
  * and recipient, so concurrent identical additions make one row and one activity), and comments.
  */
 export class PostsRepository {
-	readonly lists: RepositoryContract<PostLists>;
+	readonly lists: PostListsContract;
+
+	readonly timelines: RepositoryContract<Timelines>;
 
 	constructor(private readonly db: SqlDatabase) {
-		this.lists = new PostLists(db);
+		const lists = new PostLists(db);
+		this.lists = lists;
+		this.timelines = new Timelines(db, lists);
 	}
 
-	/** A post with its tags and recipients, in one transaction. */
-	async createPost(post: PostRow, tags: TagRow[], recipients: NewRecipient[]): Promise<void> {
+	/** A post with its tags and recipients, and its entries in its audience's timelines, in one transaction. */
+	async createPost(post: PostRow, tags: TagRow[], recipients: NewRecipient[], fanOut: FanOut): Promise<void> {
 		await this.db.transaction(async tx => {
 			await insertPost(tx, post, "");
 			await insertTags(tx, post, tags, "");
 			await insertRecipients(tx, post, recipients, post.CreatedTime, "");
+			await pushEntries(tx, post.Id, fanOut);
 		});
 	}
 
@@ -117,8 +123,8 @@ export class PostsRepository {
 		});
 	}
 
-	/** A recipient of a post unless it is one: whether this call added it (then with `message` as its activity). */
-	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number): Promise<boolean> {
+	/** A recipient of a post unless it is one: whether this call added it (then with `message` as its activity, and the post in the timelines it now reaches). */
+	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number, fanOut: FanOut): Promise<boolean> {
 		return this.db.transaction(async tx => {
 			const added = await tx.run(
 				`INSERT INTO post_recipients (post_id, recipient_id, participant_type, position, created_time, post_created_time, post_is_private, post_expires_at)
@@ -127,7 +133,10 @@ export class PostsRepository {
 				 ON CONFLICT (post_id, recipient_id) DO NOTHING`,
 				[postId, recipient.id, recipient.type, now],
 			);
-			if (added > 0) await addActivity(tx, postId, message, now);
+			if (added > 0) {
+				await addActivity(tx, postId, message, now);
+				await pushEntries(tx, postId, fanOut);
+			}
 			return added > 0;
 		});
 	}

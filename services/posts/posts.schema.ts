@@ -67,4 +67,22 @@ export const postsMigrations: Migration[] = [
 			"CREATE INDEX post_recipients_by_recipient ON post_recipients (recipient_id, post_created_time, post_id, post_is_private, post_expires_at)",
 		],
 	},
+	{
+		version: 3,
+		description: "home timelines written when a post is written, and a context's posts in one time order",
+		statements: dialect => [
+			// One row per reader, post and the source that brought it (services/posts/timeline-sources.ts); read newest first by reader.
+			`CREATE TABLE timeline_entries (
+				owner_id TEXT NOT NULL, post_created_time BIGINT NOT NULL, post_id TEXT NOT NULL, source TEXT NOT NULL,
+				post_is_private INTEGER NOT NULL, post_expires_at BIGINT NOT NULL,
+				PRIMARY KEY (owner_id, post_created_time, post_id, source))${dialect.name === "sqlite" ? " WITHOUT ROWID" : ""}`,
+			// A reader's timeline: the sources it was built for, and the time below which it may lack posts (trimmed, or not backfilled).
+			"CREATE TABLE timelines (owner_id TEXT PRIMARY KEY, horizon BIGINT NOT NULL, sources_digest TEXT NOT NULL, sources TEXT NOT NULL)",
+			// Sources whose audience was too large to push to: their readers pull them from their own index.
+			"CREATE TABLE pulled_sources (source TEXT PRIMARY KEY, marked_time BIGINT NOT NULL)",
+			// A wall (a context's posts, public and private the reader may see) is one range in time order.
+			"DROP INDEX posts_by_context",
+			"CREATE INDEX posts_by_context ON posts (context_id, created_time, id, is_private, expires_at)",
+		],
+	},
 ];

@@ -14,7 +14,9 @@ import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cach
 import { PostsRepository } from "./posts.repository";
 import { MongoPostsRepository } from "./posts.mongo";
 import { postsMongoMigrations } from "./posts-documents.mongo";
-import { feedSources, keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
+import { keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
+import { postSources, readerSources, recipientSource, sourceKey } from "./timeline-sources";
+import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
 import { commentAnnounced, postAnnounced, recipientAnnounced, tagAnnounced } from "./post-events";
@@ -29,8 +31,6 @@ interface PostsMethods {
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
 	postChanged(ctx: Context, postId: string): Promise<void>;
 }
-
-const recipientIds = (recipients: NewRecipient[]) => recipients.map(r => r.id);
 
 const { implement, define } = typedService<PostsMethods, WithRepository<RepositoryContract<PostsRepository>>>();
 
@@ -82,10 +82,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				// Tags are unique per post whatever their case; the first spelling wins.
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
 				const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
-				await this.repo.createPost(post, tags, recipients);
+				await this.repo.createPost(post, tags, recipients, await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit));
 				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
 				const record = names.post(post, tags, recipientRows, [], []);
-				await postAnnounced(ctx, post, record, values, recipientIds(recipients));
+				await postAnnounced(ctx, post, record, values, recipients);
 				return record;
 			}),
 
@@ -136,9 +136,17 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			...implement(postsOperations.UserFeed, async function (ctx) {
 				const me = ctx.params.UserId;
-				const { people, networks } = await audienceOf(ctx, me);
-				const posts = await this.repo.lists.feed(me, people, networks, ctx.params);
-				keepPostList(ctx, ctx.params, posts, me, feedSources(me, people, networks));
+				const audience = await audienceOf(ctx, me);
+				const sources = readerSources(me, audience);
+				const posts = await this.repo.timelines.page({ userId: me, admin: false, networks: audience.networks }, sources, ctx.params);
+				keepPostList(ctx, ctx.params, posts, me, sources.map(sourceKey));
+				return this.postRecords(ctx, posts);
+			}),
+
+			...implement(postsOperations.UserPosts, async function (ctx) {
+				const names = await Names.of(ctx, [ctx.params.UserId], []);
+				if (!names.user(ctx.params.UserId)) throw failures.notFound(`User ${ctx.params.UserId}`);
+				const posts = await this.repo.lists.userPosts(await viewerOf(ctx), ctx.params.UserId, ctx.params);
 				return this.postRecords(ctx, posts);
 			}),
 
@@ -255,9 +263,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				if (!recipient || recipient.type !== type) throw failures.notFound(`${type} ${id}`);
 				const record = names.recipient(type, id);
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
-				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now());
-				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient.id)]);
-				await recipientAnnounced(ctx, post, (await this.postRecords(ctx, [post]))[0], recipient.id);
+				const fanOut = await fanOutOf(ctx, [recipientSource(recipient)], config.timelinePushLimit);
+				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now(), fanOut);
+				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient)]);
+				await recipientAnnounced(ctx, post, (await this.postRecords(ctx, [post]))[0], recipient);
 				return record;
 			},
 

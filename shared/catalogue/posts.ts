@@ -88,7 +88,7 @@ export const postsOperations = operations({
 		cacheResponse: { domains: ["users"] },
 	},
 	UserFeed: {
-		summary: "One's feed: visible posts of oneself, one's connections and subscriptions, one's networks, and those addressed to one; newest first",
+		summary: "One's home timeline: visible posts of oneself, one's connections and subscriptions, one's networks, and those addressed to one; newest first",
 		action: "posts.feed",
 		routes: [route("GET /Users/:UserId/Feed")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),
@@ -98,6 +98,15 @@ export const postsOperations = operations({
 		reads: true,
 		// Kept for its reader alone, like a search (the actor check passed for that caller and UserId).
 		cacheResponse: { domains: ["users"] },
+	},
+	UserPosts: {
+		summary: "A user's own timeline: the posts they wrote that the caller may see, newest first",
+		action: "posts.userPosts",
+		routes: [route("GET /Users/:UserId/Posts")],
+		request: w.object({ UserId: w.guid().required(), ...paging }),
+		response: w.array().items(Post),
+		access: "user",
+		reads: true,
 	},
 	CreateComment: {
 		summary: "Comment on a post one can see",

@@ -1,0 +1,149 @@
+import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
+import { Page } from "../../shared/persistence/sql/paging";
+import { PostLists } from "./posts.feed";
+import { PostRow } from "./posts.rows";
+import { Params, Reader } from "./posts.sql";
+import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
+
+/** Entries a timeline keeps at least (Mastodon keeps 800); a read deeper than what it holds is assembled from the sources. */
+export const timelineBound = 800;
+
+/** How often a push to a reader also trims their timeline back to the bound (each trim walks `timelineBound` entries). */
+const trimChance = 1 / 64;
+
+/** Entries inserted by one statement (6 values each; PostgreSQL binds at most 65,535). */
+const entriesPerStatement = 1000;
+
+/** Who gets a post: a reader and the source it reaches them through. */
+export interface TimelineEntry {
+	ownerId: string;
+	source: string;
+}
+
+/** Whom a post reaches: its entries, and the sources whose audience was too large to push to. */
+export interface FanOut {
+	entries: TimelineEntry[];
+	oversized: string[];
+}
+
+/** A reader's timeline as stored: below `horizon` it may lack posts; `digest` names the sources it was built for. */
+interface TimelineState {
+	horizon: number;
+	digest: string;
+}
+
+/**
+ * Home timelines written when a post is written: a post's entries go in with the post (the same
+ * transaction), a reader's page is one range of their entries plus the sources too large to push
+ * (pulled from their own index), and a timeline built for other sources (a follow, a membership
+ * since) is brought in line before it is read.
+ */
+export class Timelines {
+	constructor(
+		private readonly db: SqlDatabase,
+		private readonly lists: PostLists,
+	) {}
+
+	/** A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from the sources. */
+	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
+		const keys = sources.map(sourceKey);
+		const digest = sourcesDigest(sources);
+		const [stored, pulled] = await Promise.all([this.state(reader.userId), this.pulledAmong(keys)]);
+		const state = stored?.digest === digest ? stored : await this.reconcile(reader.userId, sources, digest);
+		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
+		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
+		const last = rows.at(-1);
+		if (state.horizon === 0 || (rows.length === page.Limit && (!last || last.CreatedTime >= state.horizon))) return rows;
+		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
+	}
+
+	/** Which of these sources are pulled. */
+	private async pulledAmong(keys: string[]): Promise<Set<string>> {
+		const params = new Params(this.db.dialect);
+		const rows = await this.db.all<{ source: string }>(`SELECT source FROM pulled_sources WHERE ${params.anyOf("source", "keys", keys)}`, params.values);
+		return new Set(rows.map(r => r.source));
+	}
+
+	private async state(ownerId: string): Promise<TimelineState | undefined> {
+		const row = await this.db.get<{ horizon: number; sources_digest: string }>("SELECT horizon, sources_digest FROM timelines WHERE owner_id = $1", [ownerId]);
+		return row && { horizon: Number(row.horizon), digest: row.sources_digest };
+	}
+
+	/**
+	 * Brings a reader's timeline to their sources now: the entries of sources they left go, the
+	 * newest `timelineBound` posts of sources they joined come in (all of them, for a first build),
+	 * and the horizon rises to where that backfill stopped. Idempotent: a reader's concurrent reads
+	 * may both run it.
+	 */
+	async reconcile(ownerId: string, sources: Source[], digest = sourcesDigest(sources)): Promise<TimelineState> {
+		const now = sources.map(sourceKey);
+		const [row, pulled] = await Promise.all([this.db.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]), this.pulledAmong(now)]);
+		const before = new Set(row ? (JSON.parse(row.sources) as string[]) : []);
+		const left = [...before].filter(key => !now.includes(key));
+		const joined = now.filter(key => !before.has(key) && !pulled.has(key));
+		// Read before the transaction: a statement outside it would wait for it to end.
+		const hits = joined.length
+			? await this.lists.latest(
+					joined.flatMap(key => selectorsOf(sourceOfKey(key)).map(selector => ({ selector, label: key }))),
+					timelineBound,
+				)
+			: [];
+		// The backfill stopped at its bound: older posts of those sources are not here, down to the last one's time.
+		const floor = hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0;
+		const horizon = Math.max(row ? Number(row.horizon) : 0, floor);
+		await this.db.transaction(async tx => {
+			if (left.length) {
+				const params = new Params(tx.dialect);
+				await tx.run(`DELETE FROM timeline_entries WHERE owner_id = ${params.add(ownerId)} AND ${params.anyOf("source", "left", left)}`, params.values);
+			}
+			await insertEntries(
+				tx,
+				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id })),
+			);
+			await tx.run(
+				`INSERT INTO timelines (owner_id, horizon, sources_digest, sources) VALUES ($1, $2, $3, $4)
+				 ON CONFLICT (owner_id) DO UPDATE SET horizon = excluded.horizon, sources_digest = excluded.sources_digest, sources = excluded.sources`,
+				[ownerId, horizon, digest, JSON.stringify(now)],
+			);
+		});
+		return { horizon, digest };
+	}
+}
+
+/**
+ * Inside the transaction that writes a post or a recipient of it: the post's entries, and the sources
+ * found too large to push, marked to be pulled by their readers from now on.
+ */
+export async function pushEntries(tx: SqlExecutor, postId: string, { entries, oversized }: FanOut): Promise<void> {
+	await insertEntries(
+		tx,
+		entries.map(e => ({ ...e, postId })),
+	);
+	for (const source of oversized) await tx.run("INSERT INTO pulled_sources (source, marked_time) VALUES ($1, $2) ON CONFLICT DO NOTHING", [source, Date.now()]);
+	for (const owner of new Set(entries.map(e => e.ownerId))) if (Math.random() < trimChance) await trim(tx, owner);
+}
+
+/** Timeline entries, each with its post's time, privacy and expiry read from the post. */
+async function insertEntries(tx: SqlExecutor, entries: ReadonlyArray<{ ownerId: string; source: string; postId: string }>): Promise<void> {
+	for (let i = 0; i < entries.length; i += entriesPerStatement) {
+		const params = new Params(tx.dialect);
+		const rows = entries.slice(i, i + entriesPerStatement).map(e => `(${[e.ownerId, e.postId, e.source].map(v => params.add(v)).join(", ")})`);
+		// VALUES names its columns column1…; the WHERE lets SQLite read the ON CONFLICT as the insert's.
+		await tx.run(
+			`INSERT INTO timeline_entries (owner_id, post_created_time, post_id, source, post_is_private, post_expires_at)
+			 SELECT e.column1, p.created_time, p.id, e.column3, p.is_private, p.expires_at
+			 FROM (VALUES ${rows.join(", ")}) AS e JOIN posts p ON p.id = e.column2 WHERE 1 = 1
+			 ON CONFLICT DO NOTHING`,
+			params.values,
+		);
+	}
+}
+
+/** Drops a reader's entries older than their newest `timelineBound`, and raises their horizon to match. */
+async function trim(tx: SqlExecutor, ownerId: string): Promise<void> {
+	const edge = await tx.get<{ ts: number }>(`SELECT post_created_time AS ts FROM timeline_entries WHERE owner_id = $1 ORDER BY post_created_time DESC LIMIT 1 OFFSET ${timelineBound - 1}`, [ownerId]);
+	if (!edge) return;
+	const cutoff = Number(edge.ts);
+	await tx.run("DELETE FROM timeline_entries WHERE owner_id = $1 AND post_created_time < $2", [ownerId, cutoff]);
+	await tx.run(`UPDATE timelines SET horizon = CASE WHEN horizon < $2 THEN $2 ELSE horizon END WHERE owner_id = $1`, [ownerId, cutoff]);
+}
