@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { load } from "./load";
 import { parseArgs } from "./manifest";
-import { cpuTimesOf, startBenchPlaza, startD1 as startD1Processes } from "./plaza-process";
+import { startBenchPlaza, startD1 as startD1Processes } from "./plaza-process";
+import { cpuPerRequest } from "./cpu";
 import { scenarios, seed, signIn } from "./scenarios";
 
 /**
@@ -29,19 +30,13 @@ async function main(): Promise<void> {
 	try {
 		const spec = scenarios(manifest, await signIn(plaza.url, manifest, connections)).W1;
 		await load(plaza.url, spec, 2, connections);
-		const before = Object.fromEntries(Object.entries(plaza.pids).map(([name, pid]) => [name, cpuTimesOf(pid)]));
-		const own = process.cpuUsage();
-		const result = await load(plaza.url, spec, seconds, connections);
-		const ownUs = process.cpuUsage(own);
-		const requests = result.rps * seconds;
-		const perRequest = (ms: number) => Math.round((ms * 1000) / requests);
-		const used = Object.entries(plaza.pids).map(([name, pid]) => {
-			const now = cpuTimesOf(pid);
-			return { name, user: perRequest(now.user - before[name].user), system: perRequest(now.system - before[name].system) };
-		});
-		const loadGenerator = Math.round((ownUs.user + ownUs.system) / requests);
-		const total = used.reduce((sum, p) => sum + p.user + p.system, loadGenerator);
-		const cpu = [...used.map(p => `${p.name} ${p.user}+${p.system}`), `load generator ${loadGenerator}`];
+		const processes = Object.entries(plaza.pids).map(([group, pid]) => ({ group, pid }));
+		const { result, groups, loadGenerator } = await cpuPerRequest(
+			async () => processes,
+			() => load(plaza.url, spec, seconds, connections),
+		);
+		const total = groups.reduce((sum, p) => sum + p.user + p.system, loadGenerator);
+		const cpu = [...groups.map(p => `${p.group} ${p.user}+${p.system}`), `load generator ${loadGenerator}`];
 		console.log(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}; CPU µs per request (user+system): ${cpu.join(", ")}`);
 		// What the machine could give were every core busy all the time with this CPU per request.
 		console.log(`${total} µs of CPU per request in all: ${os.cpus().length} cores always busy would serve at most ${Math.round((os.cpus().length * 1e6) / total)} req/s`);
@@ -52,7 +47,7 @@ async function main(): Promise<void> {
 }
 
 /** The processes under load, by name, and the address the load goes to. */
-interface Measured {
+interface Deployment {
 	url: string;
 	pids: Record<string, number>;
 	stop(): Promise<void>;
@@ -63,14 +58,14 @@ function profiled(name: string): Record<string, string> {
 	return args.profile === name ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` } : {};
 }
 
-async function startOneProcess(dataDir: string): Promise<Measured> {
+async function startOneProcess(dataDir: string): Promise<Deployment> {
 	const plaza = await startBenchPlaza({ DATA_DIR: dataDir, ...profiled("plaza") });
 	return { url: plaza.url, pids: { plaza: plaza.proc.child.pid! }, stop: () => plaza.stop() };
 }
 
-async function startD1(dataDir: string): Promise<Measured> {
+async function startD1(dataDir: string): Promise<Deployment> {
 	const d1 = await startD1Processes(dataDir, { gateway: profiled("gateway"), posts: profiled("posts") });
-	return { url: d1.gateway.url, pids: { gateway: d1.gateway.proc.child.pid!, posts: d1.posts.child.pid!, nats: d1.nats.pid! }, stop: () => d1.stop() };
+	return { url: d1.gateway.url, pids: d1.pids(), stop: () => d1.stop() };
 }
 
 main().catch(err => {

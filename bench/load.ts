@@ -12,6 +12,8 @@ export interface RequestSpec {
 
 export interface LoadResult {
 	rps: number;
+	/** Answers received in all (any status). */
+	requests: number;
 	p50: number;
 	p99: number;
 	/** Connection errors and timeouts, and answers that were not 2xx. */
@@ -45,7 +47,7 @@ export async function load(base: string, spec: RequestSpec, seconds: number, con
 			},
 		],
 	});
-	return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+	return { rps: result.requests.average, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
 }
 
 /** One answer of Plaza to the scenario's first request: the bytes a reference server answers. */

@@ -88,38 +88,71 @@ export async function startReference(answer: { status: number; contentType: stri
 	return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill("SIGTERM") };
 }
 
-/** D1's deployment: a nats-server of its own, a posts node, and a gateway node with the other domains, on one data folder. */
-export interface D1Plaza {
+/** Plaza in several processes over a nats-server of its own: a node with the gateway (and the services it names), and the other nodes by name. */
+export interface ClusterPlaza {
 	gateway: BenchPlaza;
-	posts: RunningProcess;
+	nodes: Record<string, RunningProcess>;
 	nats: TestNats;
+	/** Every process of the deployment by name (the nats-server's included): what its CPU is the sum of. */
+	pids(): Record<string, number>;
 	stop(): Promise<void>;
 }
 
-/** Starts D1's processes; `env` adds to each node's environment by its role (a profiler's NODE_OPTIONS, say). */
-export async function startD1(dataDir: string, env: { gateway?: Record<string, string>; posts?: Record<string, string> } = {}): Promise<D1Plaza> {
+/**
+ * Starts a nats-server, each of `nodes` (name: its SERVICES) and then the gateway node with
+ * `gatewayServices`, all with `common` (the store: DATA_DIR or DATABASE_URL) and what `env` adds by
+ * name ("gateway" or a node's); resolves once the gateway reaches every service over the bus.
+ */
+export async function startCluster(common: Record<string, string>, gatewayServices: string, nodes: Record<string, string>, env: Record<string, Record<string, string>> = {}): Promise<ClusterPlaza> {
 	const nats = await TestNats.start();
-	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir };
-	const posts = startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts", ...env.posts });
-	const stopPosts = async () => {
-		posts.child.kill("SIGTERM");
-		await posts.exited;
+	const shared = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", ...common };
+	const running = Object.fromEntries(Object.entries(nodes).map(([name, services]) => [name, startService({ ...shared, SERVICES: services, NODE_ID: `bench-${name}`, ...env[name] })]));
+	const stopNodes = async () => {
+		for (const node of Object.values(running)) {
+			node.child.kill("SIGTERM");
+			await node.exited;
+		}
 		await nats.stop();
 	};
 	let gateway: BenchPlaza;
 	try {
-		gateway = await startBenchPlaza({ ...common, SERVICES: "gateway,users,graph,venues,systems", PORT: String(await freePort()), NODE_ID: "bench-gateway", ...env.gateway }, "/ready");
+		gateway = await startBenchPlaza({ ...shared, SERVICES: gatewayServices, PORT: String(await freePort()), NODE_ID: "bench-gateway", ...env.gateway }, "/ready");
 	} catch (err) {
-		await stopPosts();
+		await stopNodes();
 		throw err;
 	}
-	return {
+	const cluster: ClusterPlaza = {
 		gateway,
-		posts,
+		nodes: running,
 		nats,
+		pids: () => ({ gateway: gateway.proc.child.pid!, ...Object.fromEntries(Object.entries(running).map(([name, node]) => [name, node.child.pid!])), nats: nats.pid! }),
 		stop: async () => {
 			await gateway.stop();
-			await stopPosts();
+			await stopNodes();
 		},
 	};
+	try {
+		await untilServed(gateway.url);
+	} catch (err) {
+		await cluster.stop();
+		throw err;
+	}
+	return cluster;
+}
+
+/** Waits until the gateway reaches the users, graph and posts services (a 503 means one is not found on the bus yet). */
+async function untilServed(url: string): Promise<void> {
+	const probes = ["/Users?Limit=1", `/Users/${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}/Connections`, "/Search/Posts?Limit=1"];
+	const headers = { Authorization: `Bearer ${benchAdminKey}` };
+	for (let i = 0; i < 600; i++) {
+		const statuses = await Promise.all(probes.map(async probe => (await fetch(url + probe, { headers })).status));
+		if (statuses.every(status => status !== 503)) return;
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+	throw new Error(`${url}: some services were still out of reach after a minute`);
+}
+
+/** D1's deployment: the gateway node with the other domains, and posts in a node of its own, on one data folder. */
+export function startD1(dataDir: string, env: { gateway?: Record<string, string>; posts?: Record<string, string> } = {}): Promise<ClusterPlaza> {
+	return startCluster({ DATA_DIR: dataDir }, "gateway,users,graph,venues,systems", { posts: "posts" }, { gateway: env.gateway ?? {}, posts: env.posts ?? {} });
 }

@@ -6,12 +6,14 @@ import { scenarios, seed, signIn } from "./scenarios";
 import { parseArgs, SeedManifest } from "./manifest";
 import { BenchPlaza, rssMbOf, startBenchPlaza, startD1, startReference } from "./plaza-process";
 import { testDatabase } from "../test/support/postgres";
+import { socialBenchmark } from "./social";
 
 /**
  * `npm run bench`: each scenario of issue 12 against a raw node:http server answering the same
  * bytes, in one run, interleaved (reference, Plaza, reference, Plaza…), 50 connections, the median
  * of `--rounds` ratios. Options: --seconds 5 --rounds 3 --users 2000 --posts 13000
- * --scale 1000000 (0 skips S1) --postgres off --nats off --only R1,R2.
+ * --scale 1000000 (0 skips S1) --postgres off --nats off --only R1,R2. `--workload social`: the
+ * social-network benchmark instead (bench/social.ts, which lists its options).
  */
 const args = parseArgs(process.argv.slice(2));
 const seconds = Number(args.seconds ?? 5);
@@ -115,7 +117,7 @@ async function distributed(dataDir: string, manifest: SeedManifest): Promise<voi
 		await waitForPosts(plaza.url, sessions[0], manifest.postsWithComments[0]);
 		await compare("D1 FindPost over NATS", plaza.url, s.R2);
 		await compare("D1 CreatePost over NATS", plaza.url, s.W1);
-		console.log(`D1 RSS: gateway ${plaza.rssMb()} MB, posts ${rssMbOf(d1.posts.child.pid!)} MB`);
+		console.log(`D1 RSS: gateway ${plaza.rssMb()} MB, posts ${rssMbOf(d1.nodes.posts.child.pid!)} MB`);
 	} finally {
 		await d1.stop();
 	}
@@ -160,7 +162,7 @@ async function scaleScenario(): Promise<void> {
 	}
 }
 
-main().catch(err => {
+(args.workload === "social" ? socialBenchmark(args, work) : args.workload ? Promise.reject(new Error(`--workload ${args.workload}: social, or none for issue 12's scenarios`)) : main()).catch(err => {
 	console.error(err);
 	process.exit(1);
 });
