@@ -288,8 +288,10 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 
 		onSql(engine)("a post and its fan-out are one transaction: a push that fails leaves no post", async () => {
 			const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-			const broken = JSON.parse(`{"ownerId": null, "source": "self:${post.AuthorId}"}`) as FanOut["entries"][number];
-			await expect(under.repo.createPost(post, tagsOf(post, ["lost"]), [], { entries: [broken], oversized: [] })).rejects.toThrow();
+			const reader = newGuid();
+			await feedOf(under.repo, reader, [], [], page(0, 10));
+			const broken = JSON.parse(`{"entries": [{"ownerId": "${reader}", "source": null}], "oversized": []}`) as FanOut;
+			await expect(under.repo.createPost(post, tagsOf(post, ["lost"]), [], broken)).rejects.toThrow();
 			expect(await under.repo.visiblePost(post.Id, { admin: true, networks: [] })).toBeUndefined();
 			expect(await under.count("post_tags", { post_id: post.Id })).toBe(0);
 		});

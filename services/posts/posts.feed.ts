@@ -1,4 +1,4 @@
-import { SqlDatabase, SqlDialect } from "../../shared/persistence/sql/database";
+import { SqlDatabase, SqlDialect, SqlExecutor } from "../../shared/persistence/sql/database";
 import { Anchor, anchorOf, Page } from "../../shared/persistence/sql/paging";
 import { PostRow, postColumns, postFromRow } from "./posts.rows";
 import { Params, Reader, reachOf, visibleSql } from "./posts.sql";
@@ -156,13 +156,13 @@ export class PostLists {
 	}
 
 	/** The newest `take` (post, label) pairs of labelled selectors, unexpired: what a timeline's backfill copies. */
-	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number): Promise<LabelledHit[]> {
+	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number, db: SqlExecutor = this.db): Promise<LabelledHit[]> {
 		const hits: LabelledHit[] = [];
 		const window: Window = { now: Date.now(), take };
 		for (let i = 0; i < selectors.length; i += partsPerStatement) {
 			const params = new Params(this.db.dialect);
 			const parts = selectors.slice(i, i + partsPerStatement).map(({ selector, label }) => partOf(selector, label));
-			for (const hit of await this.db.all<LabelledHit>(topOfUnionSql(parts, params, window, this.db.dialect), params.values)) hits.push({ id: hit.id, ts: Number(hit.ts), label: hit.label });
+			for (const hit of await db.all<LabelledHit>(topOfUnionSql(parts, params, window, db.dialect), params.values)) hits.push({ id: hit.id, ts: Number(hit.ts), label: hit.label });
 		}
 		return hits.sort(newestFirst).slice(0, take);
 	}

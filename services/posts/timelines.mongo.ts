@@ -5,12 +5,9 @@ import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { PostRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
-import { FanOut, timelineBound, Timelines } from "./timelines.repository";
+import { FanOut, servedFromTimeline, timelineBound, Timelines, trimChance } from "./timelines.repository";
 import { insertUnlessThere, PostCollections, PostDocument, TimelineEntryDocument } from "./posts-documents.mongo";
 import { MongoPostLists, Row } from "./posts-feed.mongo";
-
-/** As timelines.repository.ts: how often a push to a reader also trims their timeline back to the bound. */
-const trimChance = 1 / 64;
 
 /** A reader's timeline as `Timelines.reconcile` answers it: the horizon, and the digest of the sources it was built for. */
 type TimelineState = Awaited<ReturnType<Timelines["reconcile"]>>;
@@ -39,8 +36,7 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 		const state = stored?.sources_digest === digest ? { horizon: stored.horizon, digest } : await this.reconcile(reader.userId, sources, digest);
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
 		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
-		const last = rows.at(-1);
-		if (state.horizon === 0 || (rows.length === page.Limit && (!last || last.CreatedTime >= state.horizon))) return rows;
+		if (servedFromTimeline(state.horizon, rows, page)) return rows;
 		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
 	}
 

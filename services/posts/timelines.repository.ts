@@ -9,7 +9,7 @@ import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./ti
 export const timelineBound = 800;
 
 /** How often a push to a reader also trims their timeline back to the bound (each trim walks `timelineBound` entries). */
-const trimChance = 1 / 64;
+export const trimChance = 1 / 64;
 
 /** Entries inserted by one statement (6 values each; PostgreSQL binds at most 65,535). */
 const entriesPerStatement = 1000;
@@ -48,20 +48,12 @@ export class Timelines {
 	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
-		const [stored, pulled] = await Promise.all([this.state(reader.userId), this.pulledAmong(keys)]);
+		const [stored, pulled] = await Promise.all([this.state(reader.userId), pulledAmong(this.db, keys)]);
 		const state = stored?.digest === digest ? stored : await this.reconcile(reader.userId, sources, digest);
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
 		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
-		const last = rows.at(-1);
-		if (state.horizon === 0 || (rows.length === page.Limit && (!last || last.CreatedTime >= state.horizon))) return rows;
+		if (servedFromTimeline(state.horizon, rows, page)) return rows;
 		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
-	}
-
-	/** Which of these sources are pulled. */
-	private async pulledAmong(keys: string[]): Promise<Set<string>> {
-		const params = new Params(this.db.dialect);
-		const rows = await this.db.all<{ source: string }>(`SELECT source FROM pulled_sources WHERE ${params.anyOf("source", "keys", keys)}`, params.values);
-		return new Set(rows.map(r => r.source));
 	}
 
 	private async state(ownerId: string): Promise<TimelineState | undefined> {
@@ -77,36 +69,32 @@ export class Timelines {
 	 */
 	async reconcile(ownerId: string, sources: Source[], digest = sourcesDigest(sources)): Promise<TimelineState> {
 		const now = sources.map(sourceKey);
-		const [row, pulled] = await Promise.all([this.db.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]), this.pulledAmong(now)]);
-		const before = new Set(row ? (JSON.parse(row.sources) as string[]) : []);
-		const left = [...before].filter(key => !now.includes(key));
-		const joined = now.filter(key => !before.has(key) && !pulled.has(key));
-		// Read before the transaction: a statement outside it would wait for it to end.
-		const hits = joined.length
-			? await this.lists.latest(
-					joined.flatMap(key => selectorsOf(sourceOfKey(key)).map(selector => ({ selector, label: key }))),
-					timelineBound,
-				)
-			: [];
-		// The backfill stopped at its bound: older posts of those sources are not here, down to the last one's time.
-		const floor = hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0;
-		const horizon = Math.max(row ? Number(row.horizon) : 0, floor);
-		await this.db.transaction(async tx => {
+		// One transaction, reads included: on SQLite no post is written meanwhile, so none can miss both its push and the backfill.
+		return this.db.transaction(async tx => {
+			const [row, pulled] = [await tx.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]), await pulledAmong(tx, now)];
+			const before = new Set(row ? (JSON.parse(row.sources) as string[]) : []);
+			const left = [...before].filter(key => !now.includes(key));
+			const joined = now.filter(key => !before.has(key) && !pulled.has(key));
 			if (left.length) {
 				const params = new Params(tx.dialect);
 				await tx.run(`DELETE FROM timeline_entries WHERE owner_id = ${params.add(ownerId)} AND ${params.anyOf("source", "left", left)}`, params.values);
 			}
-			await insertEntries(
-				tx,
-				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id })),
-			);
+			const labelled = joined.flatMap(key => selectorsOf(sourceOfKey(key)).map(selector => ({ selector, label: key })));
+			const hits = labelled.length ? await this.lists.latest(labelled, timelineBound, tx) : [];
+			// The backfill stopped at its bound: older posts of those sources are not here, down to the last one's time.
+			const horizon = Math.max(row ? Number(row.horizon) : 0, hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0);
+			// The state first: the entries' insert keeps only those of built timelines.
 			await tx.run(
 				`INSERT INTO timelines (owner_id, horizon, sources_digest, sources) VALUES ($1, $2, $3, $4)
 				 ON CONFLICT (owner_id) DO UPDATE SET horizon = excluded.horizon, sources_digest = excluded.sources_digest, sources = excluded.sources`,
 				[ownerId, horizon, digest, JSON.stringify(now)],
 			);
+			await insertEntries(
+				tx,
+				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id })),
+			);
+			return { horizon, digest };
 		});
-		return { horizon, digest };
 	}
 }
 
@@ -123,7 +111,24 @@ export async function pushEntries(tx: SqlExecutor, postId: string, { entries, ov
 	for (const owner of new Set(entries.map(e => e.ownerId))) if (Math.random() < trimChance) await trim(tx, owner);
 }
 
-/** Timeline entries, each with its post's time, privacy and expiry read from the post. */
+/** Whether a page read from a timeline is whole: it lacks nothing when it lies above the horizon (or the timeline lacks nothing). */
+export function servedFromTimeline(horizon: number, rows: readonly PostRow[], page: Page): boolean {
+	const last = rows.at(-1);
+	return horizon === 0 || (rows.length === page.Limit && (!last || last.CreatedTime >= horizon));
+}
+
+/** Which of these sources are pulled. */
+async function pulledAmong(db: SqlExecutor, keys: string[]): Promise<Set<string>> {
+	const params = new Params(db.dialect);
+	const rows = await db.all<{ source: string }>(`SELECT source FROM pulled_sources WHERE ${params.anyOf("source", "keys", keys)}`, params.values);
+	return new Set(rows.map(r => r.source));
+}
+
+/**
+ * Timeline entries, each with its post's time, privacy and expiry read from the post; only those of
+ * timelines built (read once): the others are built from their sources at their first read, so a
+ * reader who never reads costs a post nothing.
+ */
 async function insertEntries(tx: SqlExecutor, entries: ReadonlyArray<{ ownerId: string; source: string; postId: string }>): Promise<void> {
 	for (let i = 0; i < entries.length; i += entriesPerStatement) {
 		const params = new Params(tx.dialect);
@@ -132,7 +137,7 @@ async function insertEntries(tx: SqlExecutor, entries: ReadonlyArray<{ ownerId: 
 		await tx.run(
 			`INSERT INTO timeline_entries (owner_id, post_created_time, post_id, source, post_is_private, post_expires_at)
 			 SELECT e.column1, p.created_time, p.id, e.column3, p.is_private, p.expires_at
-			 FROM (VALUES ${rows.join(", ")}) AS e JOIN posts p ON p.id = e.column2 WHERE 1 = 1
+			 FROM (VALUES ${rows.join(", ")}) AS e JOIN timelines t ON t.owner_id = e.column1 JOIN posts p ON p.id = e.column2 WHERE 1 = 1
 			 ON CONFLICT DO NOTHING`,
 			params.values,
 		);
