@@ -22,7 +22,8 @@ import { testDatabase } from "../test/support/postgres";
  * Options: --store embedded|postgres|distributed (or a list; all three by default) --runs 1
  * --users 1000 --degree 40 --max-degree 300·users/1000 --posts-per-user 10 --seed 1
  * --rates 25,50,100,200,300,400,600,800 --step-seconds 10 --warmup-seconds 2 --seconds 4
- * --connections 50 --user-timeline posts|wall (wall: GET /Search/Posts?ContextId=, for a Plaza without UserPosts).
+ * --connections 50 --user-timeline posts|wall (wall: GET /Search/Posts?ContextId=, for a Plaza without UserPosts)
+ * --profile (the embedded Plaza writes a V8 CPU profile into the run's folder).
  */
 
 type Store = "embedded" | "postgres" | "distributed";
@@ -66,6 +67,8 @@ interface Options {
 	seconds: number;
 	connections: number;
 	timeline: TimelineRoute;
+	/** Write the embedded Plaza's V8 CPU profile into the run's folder. */
+	profile: boolean;
 }
 
 type AloneKind = "feed" | "timeline" | "post6" | "post0";
@@ -84,6 +87,7 @@ export async function socialBenchmark(args: Record<string, string>, work: string
 		seconds: Number(args.seconds ?? 4),
 		connections: Number(args.connections ?? 50),
 		timeline,
+		profile: args.profile !== undefined,
 	};
 	const chosen = (args.store ?? stores.join(",")).split(",") as Store[];
 	const unknown = chosen.filter(s => !stores.includes(s));
@@ -98,7 +102,7 @@ export async function socialBenchmark(args: Record<string, string>, work: string
 	for (let run = 1; run <= Number(args.runs ?? 1); run++)
 		for (const store of chosen) {
 			console.log(`\n${store}, run ${run}`);
-			const deployment = await deploy(store, work);
+			const deployment = await deploy(store, work, options.profile);
 			try {
 				const result = await measure(deployment, store, run, graph, options, work);
 				results.push(result);
@@ -233,12 +237,13 @@ async function checkEachKind(url: string, community: Community, requests: Return
 }
 
 /** Starts a fresh Plaza of `store`: a temporary data folder or a database of its own, taken down by stop(). */
-async function deploy(store: Store, work: string): Promise<Deployment> {
+async function deploy(store: Store, work: string, profile: boolean): Promise<Deployment> {
 	// Sign-ups hash at the test suites' cost: the benchmark is about timelines, not scrypt.
 	const common = { PASSWORD_HASH_COST: "test" };
 	if (store === "embedded") {
 		const dir = fs.mkdtempSync(path.join(work, "social-"));
-		const plaza = await startBenchPlaza({ ...common, DATA_DIR: dir });
+		const profiled: Record<string, string> = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` } : {};
+		const plaza = await startBenchPlaza({ ...common, DATA_DIR: dir, ...profiled });
 		return {
 			url: plaza.url,
 			processes: async () => [{ group: "plaza", pid: plaza.proc.child.pid! }],

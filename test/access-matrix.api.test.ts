@@ -128,6 +128,7 @@ describe("a private post, in every read path, on every surface: nobody but its a
 		// Its shared tag and its own: the stranger's answer must not even hold its own tag's name.
 		["SearchPostsByTag", () => ({ TagNames: `${tag},${secret}tag` }), "list", () => post.Id],
 		["UserFeed", reader => ({ UserId: reader.userId }), "list", () => post.Id],
+		["UserPosts", () => ({ UserId: owner.userId }), "list", () => post.Id],
 		["PostComments", () => ({ PostId: post.Id }), "record", () => comment.Id],
 		["FindComment", () => ({ Id: comment.Id }), "record", () => comment.Id],
 		["AllPostRecipients", () => ({ Id: post.Id }), "record", () => recipient.userId],

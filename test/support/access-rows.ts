@@ -113,6 +113,7 @@ export const rows: Record<string, Row> = {
 	CreateTag: { params: async w => ({ PostId: w.publicPost.Id, Value: "tagged" }), ownedBy: { record: "a post", stranger: 403 } },
 	SearchPostsByTag: { params: async () => ({ TagNames: "matrix" }) },
 	UserFeed: { params: async w => ({ UserId: w.owner.userId }) },
+	UserPosts: { params: async w => ({ UserId: w.owner.userId }) },
 	CreateComment: { params: async w => ({ PostId: w.publicPost.Id, AuthorId: w.owner.userId, Content: "a comment" }) },
 	FindComment: { params: async w => ({ Id: w.privateComment.Id }), ownedBy: { record: "a private post's comment", stranger: 404 } },
 	PostComments: { params: async w => ({ PostId: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },
