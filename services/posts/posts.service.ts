@@ -15,7 +15,7 @@ import { PostsRepository } from "./posts.repository";
 import { MongoPostsRepository } from "./posts.mongo";
 import { postsMongoMigrations } from "./posts-documents.mongo";
 import { keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
-import { postSources, readerSources, recipientSource, sourceKey } from "./timeline-sources";
+import { postSources, readerSourcesOf, recipientSource, sourceKey } from "./timeline-sources";
 import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
@@ -137,7 +137,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			...implement(postsOperations.UserFeed, async function (ctx) {
 				const me = ctx.params.UserId;
 				const audience = await audienceOf(ctx, me);
-				const sources = readerSources(me, audience);
+				const sources = readerSourcesOf(me, audience);
 				const posts = await this.repo.timelines.page({ userId: me, admin: false, networks: audience.networks }, sources, ctx.params);
 				keepPostList(ctx, ctx.params, posts, me, sources.map(sourceKey));
 				return this.postRecords(ctx, posts);

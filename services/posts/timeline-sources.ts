@@ -36,6 +36,16 @@ export function sourceOfKey(key: string): Source {
 	return { kind: key.slice(0, at) as SourceKind, id: key.slice(at + 1) };
 }
 
+/** Sources by the audience they were made of: an audience the node's cache holds is the same object from read to read. */
+const ofAudience = new WeakMap<Audience, Source[]>();
+
+/** A reader's sources, made once per audience object (and so their digest too). */
+export function readerSourcesOf(userId: string, audience: Audience): Source[] {
+	let sources = ofAudience.get(audience);
+	if (!sources || sources[0].id !== userId) ofAudience.set(audience, (sources = readerSources(userId, audience)));
+	return sources;
+}
+
 /** The sources a reader follows: themselves, whom and what they are connected or subscribed to, their networks. */
 export function readerSources(userId: string, { people, networks }: Audience): Source[] {
 	const sources: Source[] = [{ kind: "self", id: userId }];
@@ -79,9 +89,17 @@ export function selectorsOf({ kind, id }: Source): Selector[] {
 	}
 }
 
+/** Digests by the sources array they were made of (readerSourcesOf keeps one array per cached audience). */
+const digests = new WeakMap<readonly Source[], string>();
+
 /** A fingerprint of a reader's sources: a timeline built for other sources is brought in line before it is read. */
 export function sourcesDigest(sources: readonly Source[]): string {
-	return createHash("sha1").update(sources.map(sourceKey).sort().join("\n")).digest("base64url");
+	let digest = digests.get(sources);
+	if (digest === undefined) {
+		digest = createHash("sha1").update(sources.map(sourceKey).sort().join("\n")).digest("base64url");
+		digests.set(sources, digest);
+	}
+	return digest;
 }
 
 function unique(sources: Source[]): Source[] {

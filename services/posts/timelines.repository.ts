@@ -48,17 +48,19 @@ export class Timelines {
 	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
-		const [stored, pulled] = await Promise.all([this.state(reader.userId), pulledAmong(this.db, keys)]);
+		const stored = await this.state(reader.userId);
 		const state = stored?.digest === digest ? stored : await this.reconcile(reader.userId, sources, digest);
+		const pulled = !stored || stored.anyPulled ? await pulledAmong(this.db, keys) : new Set<string>();
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
 		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
 		if (servedFromTimeline(state.horizon, rows, page)) return rows;
 		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
 	}
 
-	private async state(ownerId: string): Promise<TimelineState | undefined> {
-		const row = await this.db.get<{ horizon: number; sources_digest: string }>("SELECT horizon, sources_digest FROM timelines WHERE owner_id = $1", [ownerId]);
-		return row && { horizon: Number(row.horizon), digest: row.sources_digest };
+	/** The reader's timeline as stored, and whether any source is pulled at all (one statement: on most days none is). */
+	private async state(ownerId: string): Promise<(TimelineState & { anyPulled: boolean }) | undefined> {
+		const row = await this.db.get<{ horizon: number; sources_digest: string; any_pulled: number }>("SELECT horizon, sources_digest, EXISTS (SELECT 1 FROM pulled_sources) AS any_pulled FROM timelines WHERE owner_id = $1", [ownerId]);
+		return row && { horizon: Number(row.horizon), digest: row.sources_digest, anyPulled: !!row.any_pulled };
 	}
 
 	/**
