@@ -16,21 +16,23 @@ interface Part {
 	id: string;
 	time: string;
 	expiresAt: string;
+	isPrivate: string;
 	/** The part's conditions (an equality on the index's leading columns, then residual ones). */
 	where: (params: Params) => string[];
 	/** A constant each of its rows carries (the timeline source a backfill files them under). */
 	label?: string;
 }
 
-const ofPosts = (where: Part["where"]): Part => ({ from: "posts p", id: "p.id", time: "p.created_time", expiresAt: "p.expires_at", where });
-const ofTags = (where: Part["where"]): Part => ({ from: "post_tags pt", id: "pt.post_id", time: "pt.post_created_time", expiresAt: "pt.post_expires_at", where });
-const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients pr", id: "pr.post_id", time: "pr.post_created_time", expiresAt: "pr.post_expires_at", where });
+const ofPosts = (where: Part["where"]): Part => ({ from: "posts p", id: "p.id", time: "p.created_time", expiresAt: "p.expires_at", isPrivate: "p.is_private", where });
+const ofTags = (where: Part["where"]): Part => ({ from: "post_tags pt", id: "pt.post_id", time: "pt.post_created_time", expiresAt: "pt.post_expires_at", isPrivate: "pt.post_is_private", where });
+const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients pr", id: "pr.post_id", time: "pr.post_created_time", expiresAt: "pr.post_expires_at", isPrivate: "pr.post_is_private", where });
 /** A reader's home timeline: the entries pushed to it, a private one only while it still comes from one of the reader's sources. */
 const ofTimeline = (ownerId: string, sourceKeys: string[]): Part => ({
 	from: "timeline_entries t",
 	id: "t.post_id",
 	time: "t.post_created_time",
 	expiresAt: "t.post_expires_at",
+	isPrivate: "t.post_is_private",
 	where: params => [`t.owner_id = ${params.shared("owner", ownerId)}`, `(t.post_is_private = 0 OR ${params.anyOf("t.source", "sourceKeys", sourceKeys)})`],
 });
 
@@ -74,7 +76,8 @@ function limitLiteral(n: number): string {
 function partRowsSql(part: Part, params: Params, window: Window): string {
 	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
 	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
-	const label = part.label === undefined ? "" : `, CAST(${params.add(part.label)} AS TEXT) AS label`;
+	// A labelled row carries what a timeline entry copies of its post.
+	const label = part.label === undefined ? "" : `, CAST(${params.add(part.label)} AS TEXT) AS label, ${part.isPrivate} AS private, ${part.expiresAt} AS expires`;
 	return `SELECT ${part.id} AS id, ${part.time} AS ts${label} FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
 }
 
@@ -90,7 +93,7 @@ function topOfUnionSql(parts: Part[], params: Params, window: Window, dialect: S
 	const order = "ORDER BY ts DESC, id DESC";
 	if (dialect.name === "sqlite") return `${parts.map(part => partRowsSql(part, params, window)).join(" UNION ")} ${order} ${cut}`;
 	const take = limitLiteral(window.take);
-	const columns = parts[0].label === undefined ? "id, ts" : "id, ts, label";
+	const columns = parts[0].label === undefined ? "id, ts" : "id, ts, label, private, expires";
 	return `SELECT ${columns} FROM (${parts.map((part, i) => `SELECT ${columns} FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
 }
 
@@ -100,9 +103,11 @@ export const newestFirst = (a: Hit, b: Hit) => b.ts - a.ts || (a.id < b.id ? 1 :
 /** The ids once each, in their order, without empty ones. */
 export const unique = (ids: readonly string[]) => [...new Set(ids.filter(Boolean))];
 
-/** A post a labelled part found, under its part's label. */
+/** A post a labelled part found, under its part's label, with its privacy and expiry. */
 export interface LabelledHit extends Hit {
 	label: string;
+	isPrivate: boolean;
+	expiresAt: number;
 }
 
 /** What every engine's lists offer the posts service (the rest of PostLists serves the SQL timelines). */
@@ -162,7 +167,8 @@ export class PostLists {
 		for (let i = 0; i < selectors.length; i += partsPerStatement) {
 			const params = new Params(this.db.dialect);
 			const parts = selectors.slice(i, i + partsPerStatement).map(({ selector, label }) => partOf(selector, label));
-			for (const hit of await db.all<LabelledHit>(topOfUnionSql(parts, params, window, db.dialect), params.values)) hits.push({ id: hit.id, ts: Number(hit.ts), label: hit.label });
+			const rows = await db.all<Hit & { label: string; private: number | boolean; expires: number }>(topOfUnionSql(parts, params, window, db.dialect), params.values);
+			for (const row of rows) hits.push({ id: row.id, ts: Number(row.ts), label: row.label, isPrivate: !!row.private, expiresAt: Number(row.expires) });
 		}
 		return hits.sort(newestFirst).slice(0, take);
 	}

@@ -56,7 +56,7 @@ export class PostsRepository {
 			await insertPost(tx, post, "");
 			await insertTags(tx, post, tags, "");
 			await insertRecipients(tx, post, recipients, post.CreatedTime, "");
-			await pushEntries(tx, post.Id, fanOut);
+			await pushEntries(tx, post, fanOut);
 		});
 	}
 
@@ -135,7 +135,8 @@ export class PostsRepository {
 			);
 			if (added > 0) {
 				await addActivity(tx, postId, message, now);
-				await pushEntries(tx, postId, fanOut);
+				const post = await tx.get<{ created_time: number; is_private: number; expires_at: number }>("SELECT created_time, is_private, expires_at FROM posts WHERE id = $1", [postId]);
+				if (post) await pushEntries(tx, { Id: postId, CreatedTime: Number(post.created_time), IsPrivate: !!post.is_private, ExpirationDate: Number(post.expires_at) }, fanOut);
 			}
 			return added > 0;
 		});

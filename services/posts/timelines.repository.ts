@@ -1,7 +1,7 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
 import { Page } from "../../shared/persistence/sql/paging";
 import { PostLists } from "./posts.feed";
-import { PostRow } from "./posts.rows";
+import { noExpiry, PostRow } from "./posts.rows";
 import { Params, Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
 
@@ -85,7 +85,6 @@ export class Timelines {
 			const hits = labelled.length ? await this.lists.latest(labelled, timelineBound, tx) : [];
 			// The backfill stopped at its bound: older posts of those sources are not here, down to the last one's time.
 			const horizon = Math.max(row ? Number(row.horizon) : 0, hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0);
-			// The state first: the entries' insert keeps only those of built timelines.
 			await tx.run(
 				`INSERT INTO timelines (owner_id, horizon, sources_digest, sources) VALUES ($1, $2, $3, $4)
 				 ON CONFLICT (owner_id) DO UPDATE SET horizon = excluded.horizon, sources_digest = excluded.sources_digest, sources = excluded.sources`,
@@ -93,7 +92,7 @@ export class Timelines {
 			);
 			await insertEntries(
 				tx,
-				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id })),
+				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id, ts: hit.ts, isPrivate: hit.isPrivate, expiresAt: hit.expiresAt })),
 			);
 			return { horizon, digest };
 		});
@@ -101,16 +100,22 @@ export class Timelines {
 }
 
 /**
- * Inside the transaction that writes a post or a recipient of it: the post's entries, and the sources
- * found too large to push, marked to be pulled by their readers from now on.
+ * Inside the transaction that writes a post or a recipient of it: the post's entries in the
+ * timelines built (read once: the others are built from their sources at their first read, so a
+ * reader who never reads costs a post nothing), and the sources found too large to push, marked to
+ * be pulled by their readers from now on.
  */
-export async function pushEntries(tx: SqlExecutor, postId: string, { entries, oversized }: FanOut): Promise<void> {
+export async function pushEntries(tx: SqlExecutor, post: Pick<PostRow, "Id" | "CreatedTime" | "IsPrivate" | "ExpirationDate">, { entries, oversized }: FanOut): Promise<void> {
+	for (const source of oversized) await tx.run("INSERT INTO pulled_sources (source, marked_time) VALUES ($1, $2) ON CONFLICT DO NOTHING", [source, Date.now()]);
+	if (entries.length === 0) return;
+	const params = new Params(tx.dialect);
+	const built = new Set((await tx.all<{ owner_id: string }>(`SELECT owner_id FROM timelines WHERE ${params.anyOf("owner_id", "owners", [...new Set(entries.map(e => e.ownerId))])}`, params.values)).map(r => r.owner_id));
+	const copied = { postId: post.Id, ts: post.CreatedTime, isPrivate: post.IsPrivate, expiresAt: post.ExpirationDate ?? noExpiry };
 	await insertEntries(
 		tx,
-		entries.map(e => ({ ...e, postId })),
+		entries.filter(e => built.has(e.ownerId)).map(e => ({ ...e, ...copied })),
 	);
-	for (const source of oversized) await tx.run("INSERT INTO pulled_sources (source, marked_time) VALUES ($1, $2) ON CONFLICT DO NOTHING", [source, Date.now()]);
-	for (const owner of new Set(entries.map(e => e.ownerId))) if (Math.random() < trimChance) await trim(tx, owner);
+	for (const owner of built) if (Math.random() < trimChance) await trim(tx, owner);
 }
 
 /** Whether a page read from a timeline is whole: it lacks nothing when it lies above the horizon (or the timeline lacks nothing). */
@@ -126,23 +131,22 @@ async function pulledAmong(db: SqlExecutor, keys: string[]): Promise<Set<string>
 	return new Set(rows.map(r => r.source));
 }
 
-/**
- * Timeline entries, each with its post's time, privacy and expiry read from the post; only those of
- * timelines built (read once): the others are built from their sources at their first read, so a
- * reader who never reads costs a post nothing.
- */
-async function insertEntries(tx: SqlExecutor, entries: ReadonlyArray<{ ownerId: string; source: string; postId: string }>): Promise<void> {
+/** A timeline entry as stored: its reader, source, and what it copies of its post. */
+interface EntryRow {
+	ownerId: string;
+	source: string;
+	postId: string;
+	ts: number;
+	isPrivate: boolean;
+	expiresAt: number;
+}
+
+/** Timeline entries, many to a statement; one there already stays. */
+async function insertEntries(tx: SqlExecutor, entries: readonly EntryRow[]): Promise<void> {
 	for (let i = 0; i < entries.length; i += entriesPerStatement) {
 		const params = new Params(tx.dialect);
-		const rows = entries.slice(i, i + entriesPerStatement).map(e => `(${[e.ownerId, e.postId, e.source].map(v => params.add(v)).join(", ")})`);
-		// VALUES names its columns column1…; the WHERE lets SQLite read the ON CONFLICT as the insert's.
-		await tx.run(
-			`INSERT INTO timeline_entries (owner_id, post_created_time, post_id, source, post_is_private, post_expires_at)
-			 SELECT e.column1, p.created_time, p.id, e.column3, p.is_private, p.expires_at
-			 FROM (VALUES ${rows.join(", ")}) AS e JOIN timelines t ON t.owner_id = e.column1 JOIN posts p ON p.id = e.column2 WHERE 1 = 1
-			 ON CONFLICT DO NOTHING`,
-			params.values,
-		);
+		const rows = entries.slice(i, i + entriesPerStatement).map(e => `(${[e.ownerId, e.ts, e.postId, e.source, e.isPrivate, e.expiresAt].map(v => params.add(v)).join(", ")})`);
+		await tx.run(`INSERT INTO timeline_entries (owner_id, post_created_time, post_id, source, post_is_private, post_expires_at) VALUES ${rows.join(", ")} ON CONFLICT DO NOTHING`, params.values);
 	}
 }
 
