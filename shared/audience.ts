@@ -21,3 +21,19 @@ export interface Readers {
 	follows: Record<string, string[] | null>;
 	members: Record<string, string[] | null>;
 }
+
+/** Sources whose readers changed: users or networks followed (connected or subscribed to), networks joined or left. */
+export interface ReadersChange {
+	follows?: string[];
+	members?: string[];
+}
+
+/**
+ * The readers of a source, where posts are written, by the source's key (`follows:<id>`,
+ * `member:<network>`, as services/posts/timeline-sources.ts names them); the graph invalidates a
+ * source's when a connection, subscription or membership changes it.
+ */
+export const readersCache = defineCache<{ readers: string[] | null }>("readers", { max: 20_000, ttlMs: 60_000 });
+
+/** The keys of `readersCache` a change touches. */
+export const readersKeys = ({ follows = [], members = [] }: ReadersChange): string[] => [...follows.map(id => `follows:${id}`), ...members.map(id => `member:${id}`)];

@@ -55,10 +55,22 @@ export class GraphRepository {
 	 */
 	async readersOf(follows: string[], members: string[], limit: number): Promise<Readers> {
 		const cut = limit + 1;
-		const listed = (rows: Array<{ reader: string }>) => (rows.length > limit ? null : rows.map(r => r.reader));
+		// Each list cut in its own index walk; a reader both connected and subscribed is counted once, here rather than by a UNION's temporary B-tree.
+		const listed = (rows: Array<{ reader: string }>) => {
+			const readers = new Set(rows.map(r => r.reader));
+			return readers.size > limit ? null : [...readers];
+		};
 		const [followers, memberLists] = await Promise.all([
 			Promise.all(
-				follows.map(async id => listed(await this.db.all<{ reader: string }>(`SELECT user_id AS reader FROM connections WHERE owner_id = $1 UNION SELECT subscriber_id FROM subscriptions WHERE subscribed_to_id = $1 LIMIT ${cut}`, [id]))),
+				follows.map(async id =>
+					listed(
+						await this.db.all<{ reader: string }>(
+							`SELECT reader FROM (SELECT user_id AS reader FROM connections WHERE owner_id = $1 LIMIT ${cut}) AS c
+							 UNION ALL SELECT reader FROM (SELECT subscriber_id AS reader FROM subscriptions WHERE subscribed_to_id = $1 LIMIT ${cut}) AS s`,
+							[id],
+						),
+					),
+				),
 			),
 			Promise.all(members.map(async id => listed(await this.db.all<{ reader: string }>(`SELECT user_id AS reader FROM network_members WHERE network_id = $1 LIMIT ${cut}`, [id])))),
 		]);

@@ -4,7 +4,7 @@ import { repositoryMixin, WithRepository } from "../../shared/persistence/reposi
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
-import { audienceCache } from "../../shared/audience";
+import { audienceCache, readersCache, ReadersChange, readersKeys } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
 import { GraphRepository } from "./graph.repository";
 import { GraphContract } from "./graph.contract";
@@ -19,7 +19,7 @@ import { graphOperations } from "../../shared/catalogue";
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
-	audienceChanged(ctx: Context, userIds: string[]): Promise<void>;
+	audienceChanged(ctx: Context, userIds: string[], readers: ReadersChange): Promise<void>;
 }
 
 /** How many of each a User record embeds; the finders page through the rest. */
@@ -54,7 +54,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
-				await this.audienceChanged(ctx, [OwnerId, ConnectToId]);
+				await this.audienceChanged(ctx, [OwnerId, ConnectToId], { follows: [OwnerId, ConnectToId] });
 				const records = await connectionRecords(ctx, pair);
 				await connectionsAnnounced(ctx, records);
 				return records;
@@ -63,7 +63,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			...implement(graphOperations.DeleteConnection, async function (ctx) {
 				const removed = await this.repo.connections.disconnect(ctx.params.Id, ctx.params.OwnerId);
 				if (!removed) throw failures.notFound(`Connection ${ctx.params.Id}`);
-				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId]);
+				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId], { follows: [removed.OwnerId, removed.UserId] });
 				return (await connectionRecords(ctx, [removed]))[0];
 			}),
 
@@ -75,7 +75,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const { OwnerId, Name, IsOpen } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
 				const network = await this.repo.networks.create(Name, OwnerId, Date.now(), IsOpen);
-				await this.audienceChanged(ctx, [OwnerId]); // the owner is its first member
+				await this.audienceChanged(ctx, [OwnerId], { members: [network.Id] }); // the owner is its first member
 				return network;
 			}),
 
@@ -94,7 +94,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
-				await this.audienceChanged(ctx, [UserId]);
+				await this.audienceChanged(ctx, [UserId], { members: [NetworkId] });
 				const record = (await memberRecords(ctx, [member]))[0];
 				await memberAnnounced(ctx, record, network.OwnerId);
 				return record;
@@ -116,14 +116,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!isNetwork && !(await profilesOf(ctx, [SubscribedToId])).has(SubscribedToId)) throw failures.notFound(`User or network ${SubscribedToId}`);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
-				await this.audienceChanged(ctx, [SubscriberId]);
+				await this.audienceChanged(ctx, [SubscriberId], { follows: [SubscribedToId] });
 				return subscription;
 			}),
 
 			...implement(graphOperations.DeleteSubscription, async function (ctx) {
 				const removed = await this.repo.subscriptions.remove(ctx.params.SubscriberId, ctx.params.SubscribedToId);
 				if (!removed) throw failures.notFound("The subscription");
-				await this.audienceChanged(ctx, [removed.SubscriberId]);
+				await this.audienceChanged(ctx, [removed.SubscriberId], { follows: [removed.SubscribedToId] });
 				return removed;
 			}),
 
@@ -175,7 +175,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					await this.network(ctx.params.networkId);
 					const joined = !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
-					await this.audienceChanged(ctx, [ctx.params.userId]);
+					await this.audienceChanged(ctx, [ctx.params.userId], { members: [ctx.params.networkId] });
 					return joined;
 				},
 			},
@@ -186,7 +186,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				callers: ["reservations"],
 				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					const left = await this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
-					await this.audienceChanged(ctx, [ctx.params.userId]);
+					await this.audienceChanged(ctx, [ctx.params.userId], { members: [ctx.params.networkId] });
 					return left;
 				},
 			},
@@ -217,9 +217,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				return networkRecord(network);
 			},
 
-			/** Whom these users follow or which networks they are in has changed: the posts nodes must ask again (before the answer). */
-			async audienceChanged(ctx: Context, userIds: string[]) {
-				await invalidate(ctx, audienceCache, userIds);
+			/** Whom these users follow or which networks they are in has changed, and so who reads those sources: the posts nodes must ask again (before the answer). */
+			async audienceChanged(ctx: Context, userIds: string[], readers: ReadersChange) {
+				await Promise.all([invalidate(ctx, audienceCache, userIds), invalidate(ctx, readersCache, readersKeys(readers))]);
 			},
 		},
 	});

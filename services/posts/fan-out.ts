@@ -1,26 +1,35 @@
 import { Context } from "moleculer";
 import { readCall } from "../../shared/calls";
-import { Readers } from "../../shared/audience";
-import { Source, sourceKey } from "./timeline-sources";
+import { Readers, readersCache } from "../../shared/audience";
+import { cacheOf } from "../../shared/cache/node-caches";
+import { Source, sourceKey, sourceOfKey } from "./timeline-sources";
 import { FanOut, TimelineEntry } from "./timelines.repository";
 
 /**
  * Whose timelines a post goes into, through which of its sources: a `self` source is its one user;
- * the graph names the readers of the others, and a source with more than `limit` readers is left to
- * them to pull (one post never costs an unbounded fan-out).
+ * the graph names the readers of the others (kept on this node until the graph says they changed),
+ * and a source with more than `limit` readers is left to them to pull (one post never costs an
+ * unbounded fan-out). A list kept a moment too long cannot show a private post to a former reader:
+ * a timeline shows a private entry only while its source is still one of the reader's.
  */
 export async function fanOutOf(ctx: Context, sources: readonly Source[], limit: number): Promise<FanOut> {
-	const ids = (kind: Source["kind"]) => sources.filter(s => s.kind === kind).map(s => s.id);
-	const follows = ids("follows");
-	const members = ids("member");
-	const readers: Readers = follows.length || members.length ? await readCall<Readers, object>(ctx, "graph.readersOf", { follows, members, limit }) : { follows: {}, members: {} };
+	const keys = sources.filter(s => s.kind !== "self").map(sourceKey);
+	const kept = keys.length ? await cacheOf(ctx.broker, readersCache).throughMany(keys, missing => readersOf(ctx, missing, limit)) : new Map<string, { readers: string[] | null }>();
 	const entries: TimelineEntry[] = [];
 	const oversized: string[] = [];
 	for (const source of sources) {
 		const key = sourceKey(source);
-		const found = source.kind === "self" ? [source.id] : (source.kind === "follows" ? readers.follows : readers.members)[source.id];
-		if (found === null || found === undefined) oversized.push(key);
+		const found = source.kind === "self" ? [source.id] : kept.get(key)?.readers;
+		if (!found) oversized.push(key);
 		else for (const ownerId of found) entries.push({ ownerId, source: key });
 	}
 	return { entries, oversized };
+}
+
+/** The readers of these sources (by key) from the graph, in one call. */
+async function readersOf(ctx: Context, keys: string[], limit: number): Promise<Map<string, { readers: string[] | null }>> {
+	const sources = keys.map(sourceOfKey);
+	const ids = (kind: Source["kind"]) => sources.filter(s => s.kind === kind).map(s => s.id);
+	const found = await readCall<Readers, object>(ctx, "graph.readersOf", { follows: ids("follows"), members: ids("member"), limit });
+	return new Map(sources.map(s => [sourceKey(s), { readers: (s.kind === "follows" ? found.follows : found.members)[s.id] ?? null }]));
 }

@@ -28,7 +28,7 @@ export interface Selector {
 	publicOnly: boolean;
 }
 
-/** The key a source is stored and announced by. */
+/** The key a source is stored and announced by (shared/audience.ts names the graph's changes to readers by the same keys). */
 export const sourceKey = (source: Source): string => `${source.kind}:${source.id}`;
 
 export function sourceOfKey(key: string): Source {
