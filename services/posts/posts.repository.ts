@@ -6,7 +6,7 @@ import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { PostLists, PostListsContract } from "./posts.feed";
 import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
-import { Params, Reader, visibleSql } from "./posts.sql";
+import { insertMany, Params, Reader, visibleSql } from "./posts.sql";
 import { FanOut, pushEntries, Timelines } from "./timelines.repository";
 
 /** How many of its latest activities a post record carries; PostActivities pages through all. */
@@ -233,17 +233,6 @@ async function insertPost(tx: SqlExecutor, post: PostRow, onConflict: string): P
 			details(post),
 		],
 	);
-}
-
-/** Many rows in one statement: the `columns` of each of `rows`, numbered on. */
-function insertMany<T>(table: string, columns: string[], rows: T[], values: (row: T, index: number) => unknown[], onConflict: string, params: Params): string {
-	const tuples = rows.map(
-		(row, i) =>
-			`(${values(row, i)
-				.map(value => params.add(value as string))
-				.join(", ")})`,
-	);
-	return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}${onConflict}`;
 }
 
 async function insertTags(tx: SqlExecutor, post: PostRow, tags: TagRow[], onConflict: string): Promise<void> {

@@ -53,3 +53,14 @@ export function visibleSql(reader: Reader, params: Params, alias = "p"): string 
 	const addressed = `EXISTS (SELECT 1 FROM post_recipients vr WHERE vr.post_id = ${alias}.id AND ${params.anyOf("vr.recipient_id", "reach", reachOf(reader))})`;
 	return `(${alias}.is_private = 0 OR ${author}${addressed})`;
 }
+
+/** Many rows in one statement: the `columns` of each of `rows`, numbered on. */
+export function insertMany<T>(table: string, columns: string[], rows: T[], values: (row: T, index: number) => unknown[], onConflict: string, params: Params): string {
+	const tuples = rows.map(
+		(row, i) =>
+			`(${values(row, i)
+				.map(value => params.add(value as string))
+				.join(", ")})`,
+	);
+	return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}${onConflict}`;
+}

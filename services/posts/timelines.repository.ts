@@ -2,7 +2,7 @@ import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database"
 import { Page } from "../../shared/persistence/sql/paging";
 import { PostLists } from "./posts.feed";
 import { noExpiry, PostRow } from "./posts.rows";
-import { Params, Reader } from "./posts.sql";
+import { insertMany, Params, Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
 
 /** Entries a timeline keeps at least (Mastodon keeps 800); a read deeper than what it holds is assembled from the sources. */
@@ -73,7 +73,8 @@ export class Timelines {
 		const now = sources.map(sourceKey);
 		// One transaction, reads included: on SQLite no post is written meanwhile, so none can miss both its push and the backfill.
 		return this.db.transaction(async tx => {
-			const [row, pulled] = [await tx.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]), await pulledAmong(tx, now)];
+			const row = await tx.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]);
+			const pulled = await pulledAmong(tx, now);
 			const before = new Set(row ? (JSON.parse(row.sources) as string[]) : []);
 			const left = [...before].filter(key => !now.includes(key));
 			const joined = now.filter(key => !before.has(key) && !pulled.has(key));
@@ -143,10 +144,11 @@ interface EntryRow {
 
 /** Timeline entries, many to a statement; one there already stays. */
 async function insertEntries(tx: SqlExecutor, entries: readonly EntryRow[]): Promise<void> {
+	const columns = ["owner_id", "post_created_time", "post_id", "source", "post_is_private", "post_expires_at"];
 	for (let i = 0; i < entries.length; i += entriesPerStatement) {
 		const params = new Params(tx.dialect);
-		const rows = entries.slice(i, i + entriesPerStatement).map(e => `(${[e.ownerId, e.ts, e.postId, e.source, e.isPrivate, e.expiresAt].map(v => params.add(v)).join(", ")})`);
-		await tx.run(`INSERT INTO timeline_entries (owner_id, post_created_time, post_id, source, post_is_private, post_expires_at) VALUES ${rows.join(", ")} ON CONFLICT DO NOTHING`, params.values);
+		const sql = insertMany("timeline_entries", columns, entries.slice(i, i + entriesPerStatement), e => [e.ownerId, e.ts, e.postId, e.source, e.isPrivate, e.expiresAt], " ON CONFLICT DO NOTHING", params);
+		await tx.run(sql, params.values);
 	}
 }
 
