@@ -358,12 +358,13 @@ describe("Kubernetes manifests", () => {
 			expect(openRules).toEqual([[{ matchLabels: { app: "plaza-gateway" } }, [{ protocol: "TCP", port: http }]]]);
 		});
 
-		test("the probe port (/metrics) only from this namespace and the monitoring namespace, on every Plaza pod", () => {
+		test("the probe port (/metrics) only from the monitoring namespace's Prometheus, on every Plaza pod", () => {
 			const config = named("ConfigMap", "plaza-config")!.data as Record<string, string>;
 			for (const w of plazaPods) {
 				const rules = rulesAdmitting(w, Number(config.PROBE_PORT));
 				expect(rules.length).toBeGreaterThan(0);
-				const allowed = [{ podSelector: {} }, { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }].map(peer => JSON.stringify(peer));
+				// One peer with both selectors: pods of that namespace AND with that label (two peers would admit either).
+				const allowed = [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } } }].map(peer => JSON.stringify(peer));
 				const peers = rules.flatMap(rule => rule.from ?? [{ ipBlock: "anyone" }]).map(peer => JSON.stringify(peer));
 				expect([w.name, peers.filter(peer => !allowed.includes(peer))]).toEqual([w.name, []]);
 			}
@@ -380,6 +381,24 @@ describe("Kubernetes manifests", () => {
 				for (const other of otherPorts) expect([name, other, rulesAdmitting(workload(name), other)]).toEqual([name, other, []]);
 			}
 		});
+	});
+
+	test("every PostgreSQL pool fits the server's max_connections at the autoscalers' maximum and a rollout's surge", () => {
+		const poolSize = Number((named("ConfigMap", "plaza-config")!.data as Record<string, string>).DATABASE_POOL_SIZE);
+		expect(poolSize).toBeGreaterThan(0);
+		const args = get(named("StatefulSet", "postgres"), "spec", "template", "spec", "containers", 0, "args") as string[];
+		const maxConnections = Number(args[args.indexOf("-c") + 1].match(/^max_connections=(\d+)$/)?.[1]);
+		// The gateway keeps no data, so it opens no pool; a rollout adds maxSurge (Kubernetes' default: 25 %, rounded up) pods.
+		const processes = domains
+			.filter(name => name !== "gateway")
+			.map(name => {
+				const autoscaler = ofKind("HorizontalPodAutoscaler").find(h => get(h, "spec", "scaleTargetRef", "name") === `plaza-${name}`);
+				const most = Number(get(autoscaler, "spec", "maxReplicas") ?? get(named("Deployment", `plaza-${name}`), "spec", "replicas"));
+				return most + Math.ceil(most / 4);
+			})
+			.reduce((sum, n) => sum + n, 0);
+		const superuserReserved = 3;
+		expect(processes * poolSize).toBeLessThanOrEqual(maxConnections - superuserReserved);
 	});
 
 	/** A quantity of memory in MiB (Mi or Gi). */
