@@ -80,7 +80,8 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 			...(balanced.disableBalancer ? [queueGroupsBeforeStarted] : []),
 			internalCallers(),
 			operationsMiddleware,
-			callLogMiddleware(config.logFormat === "json" ? "info" : "debug"),
+			// A node of several writes its own line per call (its request id joins it to the gateway's); in one process the gateway's line says it all.
+			callLogMiddleware(config.logFormat === "json" || config.transporter ? "info" : "debug"),
 			...extraMiddlewares,
 			...ServiceBroker.INTERNAL_MIDDLEWARES.map(name => (name === "Metrics" ? moleculerMetricsMiddleware() : name)),
 		],

@@ -103,6 +103,37 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 	}, 30_000);
 });
 
+/**
+ * Issue 35: the short log format too names the trace on the service node's lines. In one process the
+ * gateway's request line says it all; a node of several writes its own line per call it serves.
+ */
+describeCluster("a trace on a service node's short log lines", () => {
+	let cluster: TestCluster;
+	let gateway: GatewayClient;
+	beforeAll(async () => {
+		cluster = await TestCluster.start();
+		const port = await freePort();
+		await Promise.all([cluster.startNode("users-1", "users", { LOG_FORMAT: "short" }), cluster.startNode("gateway-1", "gateway", { PORT: String(port) })]);
+		gateway = new GatewayClient(`http://127.0.0.1:${port}`);
+		for (let tries = 0; (await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 && tries < 100; tries++) await sleep(200);
+	}, 60_000);
+	afterAll(() => cluster?.stop(), 60_000);
+
+	test("each call the node serves is an info line carrying the request's trace id", async () => {
+		const traceId = "1af7651916cd43dd8448eb211c80319d";
+		const reply = await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "wrong" }, { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
+		expect(reply.status).toBe(401);
+		const lines = () =>
+			cluster
+				.node("users-1")
+				.process.output()
+				.split("\n")
+				.filter(line => line.includes(`requestID=${traceId}`));
+		for (let waited = 0; waited < 2_000 && lines().length === 0; waited += 50) await sleep(50);
+		expect(lines()).toEqual(expect.arrayContaining([expect.stringMatching(/INFO .*sessions\.authenticate/)]));
+	}, 30_000);
+});
+
 /** The same in one process (no NATS or PostgreSQL needed): what reaches the collector, and when. */
 describe("Zipkin export in one process", () => {
 	let plaza: TestPlaza;
