@@ -8,33 +8,38 @@ type CrossSiteConfig = Pick<PlazaConfig, "corsOrigins" | "trustProxy">;
 
 /**
  * Refuses (403) a cross-site write (PRODUCT.md §3): an operation that is not a read, called by a
- * caller known only by their session cookie (which the browser adds to any site's request), when
- * it comes by GET or HEAD (a link or an `<img>` is enough), from an `Origin` (or, without one, a
- * `Referer`) that is neither Plaza's own nor listed in CORS_ORIGINS (`Origin: null`, sent by
- * sandboxed and privacy-sensitive contexts, counts as foreign), or with `Sec-Fetch-Site: cross-site`.
+ * caller known only by credentials a browser adds to any site's request by itself (the session
+ * cookie, and Basic or Digest credentials it replays after a prompt), when it comes by GET or HEAD
+ * (a link or an `<img>` is enough), from an `Origin` (or, without one, a `Referer`) that is neither
+ * Plaza's own nor listed in CORS_ORIGINS (`Origin: null`, sent by sandboxed and privacy-sensitive
+ * contexts, counts as foreign), or with `Sec-Fetch-Site: cross-site`.
  *
- * Not refused: reads (the browser's same-origin policy keeps their answer from the other site);
- * callers who sent X-ss-id, Basic, Bearer or Digest credentials (a browser never adds those by
+ * A public write (sign-in, registration, an invitation's conversion) is refused from another site
+ * whatever the request carries: it needs no credentials to sign the browser into the other site's
+ * account (login CSRF). Not refused: reads (the browser's same-origin policy keeps their answer from
+ * the other site); callers who sent X-ss-id or Bearer credentials (a browser never adds those by
  * itself); requests with neither Origin nor Referer that come by another verb (clients outside a
- * browser). Public operations (Auth, Registration…) lend the cookie no authority, so they are not
- * refused for coming by GET: `GET /auth` reads the current session and `GET /auth/logout` ends it,
- * as ServiceStack clients call them; a browser's cross-site GET is still refused by the other rules.
+ * browser). Public operations lend the request no authority, so they are not refused for coming by
+ * GET: `GET /auth` reads the current session and `GET /auth/logout` ends it, as ServiceStack clients
+ * call them; a browser's cross-site GET is still refused by the other rules.
  */
 export function refuseCrossSiteWrite(op: Operation, req: IdentifiedRequest, config: CrossSiteConfig): void {
-	if (op.reads || !req.$byCookie) return;
+	if (op.reads || !(req.$ambient || op.access === "public")) return;
 	const reason = crossSiteReason(op, req, config);
-	if (reason) throw failures.forbidden(`${reason}: a change signed in only by the session cookie is refused; send the session in the X-ss-id header instead`);
+	if (!reason) return;
+	if (!req.$ambient) throw failures.forbidden(`${reason}: ${op.name} from another site is refused, as it would sign this browser in`);
+	throw failures.forbidden(`${reason}: a change signed in only by credentials the browser adds by itself (cookie, Basic, Digest) is refused; send the session in the X-ss-id header instead`);
 }
 
 /**
- * Refuses (403) an event stream (Server Events) opened by a caller known only by their session
- * cookie from another site: it carries the user's private events, and a foreign page's EventSource
- * sends the cookie by itself. Plaza's own pages and CORS_ORIGINS may open one.
+ * Refuses (403) an event stream (Server Events) opened by a caller known only by credentials a
+ * browser adds by itself from another site: it carries the user's private events, and a foreign
+ * page's EventSource sends them by itself. Plaza's own pages and CORS_ORIGINS may open one.
  */
 export function refuseCrossSiteStream(req: IdentifiedRequest, config: CrossSiteConfig): void {
-	if (!req.$byCookie) return;
+	if (!req.$ambient) return;
 	const reason = foreignSiteReason(req, config);
-	if (reason) throw failures.forbidden(`${reason}: a stream signed in only by the session cookie is refused; send the session in the X-ss-id header instead`);
+	if (reason) throw failures.forbidden(`${reason}: a stream signed in only by credentials the browser adds by itself is refused; send the session in the X-ss-id header instead`);
 }
 
 function crossSiteReason(op: Operation, req: IdentifiedRequest, config: CrossSiteConfig): string | undefined {

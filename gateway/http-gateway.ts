@@ -138,9 +138,13 @@ export class HttpGateway {
 			// through another gateway is refused here at once, not when the announcement happens to arrive.
 			if (this.busBarrier) await this.busBarrier();
 			// Who is calling comes first: the budget is the verified caller's (else the address's), not the credentials'.
-			const identity = await this.identifier.identify(ctx, req);
+			const identity = await this.identifier.identify(ctx, req).catch(async (err: unknown) => {
+				// Wrong credentials verify no caller: the attempt spends the address's budget (a spent one answers 429).
+				await this.budget.spend(res, undefined, meta.clientIp);
+				throw err;
+			});
 			meta.user = identity?.caller ?? null;
-			req.$byCookie = identity?.byCookie ?? false;
+			req.$ambient = identity?.ambient ?? false;
 			await this.budget.spend(res, meta.user ?? undefined, meta.clientIp);
 			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
 			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);

@@ -14,21 +14,27 @@ import { ResolvedSession, sessionCache, sessionKeyOf } from "../shared/sessions"
 export interface IdentifiedRequest extends FormatRequest {
 	/** The URL as the client sent it (Digest signs it). */
 	$rawUrl?: string;
-	/** Whether the caller was known only by a session cookie, which a browser sends by itself (see cross-site.ts). */
-	$byCookie?: boolean;
+	/** Whether the caller was known only by credentials a browser sends by itself (see cross-site.ts). */
+	$ambient?: boolean;
 }
 
-/** Who is calling, and whether only a session cookie said so (header credentials are sent on purpose). */
+/** Who is calling, and whether only credentials a browser adds by itself said so (X-ss-id and Bearer are sent on purpose). */
 export interface Identity {
 	caller: Caller;
-	byCookie: boolean;
+	ambient: boolean;
 }
 
 /**
+ * Schemes a browser replays by itself to a site once its user has answered a prompt for it (or typed
+ * them into a URL): like cookies, they prove nothing about which page sent the request.
+ */
+const ambientSchemes = new Set(["basic", "digest"]);
+
+/**
  * Who is calling (PRODUCT.md §3): the Authorization header (Bearer API key, Basic, or Digest when
- * on) or else a session (X-ss-id header or ss-id/ss-pid cookie; never a cookie for JSONP, which a
- * cross-site `<script>` could read). Credentials that are present but wrong are refused (401); an
- * unknown, expired or malformed session is simply no session.
+ * on) or else a session (X-ss-id header or ss-id/ss-pid cookie). JSONP, which a cross-site `<script>`
+ * can read, takes no credential a browser adds by itself (cookie, Basic, Digest). Credentials that
+ * are present but wrong are refused (401); an unknown, expired or malformed session is simply no session.
  */
 export class Identifier {
 	private readonly nonces?: NonceSigner;
@@ -38,11 +44,15 @@ export class Identifier {
 	}
 
 	async identify(ctx: Context, req: IdentifiedRequest): Promise<Identity | undefined> {
+		const jsonp = req.$jsonp !== undefined;
 		const authorization = req.headers.authorization;
-		if (authorization) return { caller: await this.fromAuthorization(ctx, req, authorization), byCookie: false };
-		const session = sessionTokenFrom(req, { cookies: req.$jsonp === undefined });
+		if (authorization) {
+			const ambient = ambientSchemes.has(schemeOf(authorization));
+			if (!(jsonp && ambient)) return { caller: await this.fromAuthorization(ctx, req, authorization), ambient };
+		}
+		const session = sessionTokenFrom(req, { cookies: !jsonp });
 		const caller = session && (await this.fromSession(ctx, session.token));
-		return caller && { caller, byCookie: session.byCookie };
+		return caller && { caller, ambient: session.byCookie };
 	}
 
 	/** WWW-Authenticate for a 401, when Digest is on: a fresh nonce to answer. */
@@ -52,9 +62,8 @@ export class Identifier {
 
 	private async fromAuthorization(ctx: Context, req: IdentifiedRequest, authorization: string): Promise<Caller> {
 		const space = authorization.indexOf(" ");
-		const scheme = authorization.slice(0, space < 0 ? undefined : space).toLowerCase();
 		const value = space < 0 ? "" : authorization.slice(space + 1).trim();
-		switch (scheme) {
+		switch (schemeOf(authorization)) {
 			case "bearer":
 				if (this.config.adminApiKey && sameSecret(value, this.config.adminApiKey)) return { roles: [ADMIN] };
 				break;
@@ -100,6 +109,12 @@ export class Identifier {
 		if (this.nonces.check(nonce) !== "valid" || uri !== (req.$rawUrl ?? req.url)) return undefined;
 		return { username, realm, nonce, uri, response, qop: fields.get("qop"), nc: fields.get("nc"), cnonce: fields.get("cnonce"), method: req.method ?? "GET" };
 	}
+}
+
+/** The Authorization header's scheme, lower-cased. */
+function schemeOf(authorization: string): string {
+	const space = authorization.indexOf(" ");
+	return authorization.slice(0, space < 0 ? undefined : space).toLowerCase();
 }
 
 /** Constant-time comparison; hashing first makes the lengths equal. */

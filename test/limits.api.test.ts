@@ -59,6 +59,24 @@ describe("the request budget is the verified caller's, else the client address's
 		}
 	});
 
+	test("wrong credentials spend the address's budget: their 401s count, and a spent budget answers them 429", async () => {
+		const plaza = await startPlaza({ services: ["users"], rateLimitPerMinute: 5 });
+		try {
+			await earlyInAMinute();
+			const wrong = [{ Authorization: "Bearer not-the-key" }, { Authorization: `Basic ${Buffer.from("nobody:wrong password").toString("base64")}` }, { Authorization: "Scheme unknown" }];
+			const statuses: number[] = [];
+			for (let i = 0; i < 5; i++) statuses.push((await plaza.http("GET", "/health", undefined, wrong[i % wrong.length])).status);
+			expect(statuses).toEqual([401, 401, 401, 401, 401]);
+			const limited = await plaza.http<ErrorBody>("GET", "/health", undefined, wrong[0]);
+			expect(limited.status).toBe(429);
+			expect(limited.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
+			// The address's budget is spent for its anonymous requests too.
+			expect((await plaza.http("GET", "/health")).status).toBe(429);
+		} finally {
+			await plaza.stop();
+		}
+	});
+
 	test("a user's sessions share one budget: a second session buys no fresh one", async () => {
 		const plaza = await startPlaza({ services: ["users"], rateLimitPerMinute: 8 });
 		try {

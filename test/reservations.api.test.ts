@@ -119,8 +119,22 @@ describe("reservations: invitations that become accounts", () => {
 		expect((await host.http("POST", "/Reservations", { Email: "x@example.org", VenueId: "0f8fad5bd9cb469fa16570867728950e" })).status).toBe(404);
 		const plain = await stranger.http("POST", "/json/reply/CreateUserReservation", { Email: "friend@example.org" });
 		expect(plain.status).toBe(200);
-		expect((await stranger.http("GET", `/Reservations/${plain.body.Id}`)).body).toEqual(plain.body);
+		const { Email: _invitees, ...shown } = plain.body;
+		expect((await stranger.http("GET", `/Reservations/${plain.body.Id}`)).body).toEqual(shown);
 		expect((await host.http("GET", `/Reservations/${plain.body.Id}`)).status).toBe(404);
+	});
+
+	test("FindUserReservation shows the invitee's e-mail to admins only, not to the inviter (PRODUCT.md §3)", async () => {
+		const Email = `invitee${Date.now()}@example.org`;
+		const reservation = (await host.http("POST", "/Reservations", { Email, FirstName: "In", LastName: "Vitee" })).body;
+		for (const path of [`/Reservations/${reservation.Id}`, `/json/reply/FindUserReservation?Id=${reservation.Id}`]) {
+			const toInviter = await host.http("GET", path);
+			expect(toInviter.status).toBe(200);
+			expect(toInviter.body).toMatchObject({ Id: reservation.Id, FirstName: "In", LastName: "Vitee" });
+			expect(toInviter.body).not.toHaveProperty("Email");
+			expect(toInviter.text).not.toContain(Email);
+		}
+		expect((await plaza.admin("GET", `/Reservations/${reservation.Id}`)).body).toMatchObject({ Id: reservation.Id, Email });
 	});
 
 	test("an expired reservation is refused and converts nothing", async () => {

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { ADMIN_KEY, ErrorBody, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { envelope, postSoap, TYPES } from "./support/soap";
+import { defaultConfig } from "../shared/config";
 
 /** The one origin CORS_ORIGINS lists in these tests. */
 const partner = "https://app.partner.example";
@@ -222,5 +224,117 @@ describe("JSONP, malformed cookies and malformed path escapes", () => {
 		expect((await plaza.http("OPTIONS", "/Users/%ff")).status).toBe(400);
 		// Well-formed escapes still route: %20 in a path field reaches the operation, which judges the value.
 		expect((await user.http<ErrorBody>("GET", "/Users/not%20a%20guid")).body.ResponseStatus.Errors[0]).toMatchObject({ FieldName: "Id" });
+	});
+});
+
+describe("Basic and Digest credentials a browser replays by itself, and sign-ins from another site", () => {
+	let plaza: TestPlaza;
+	let victim: Session;
+	const posts = () => plaza.count("posts", "posts");
+	const sessions = () => plaza.count("sessions", "sessions");
+	const md5 = (s: string) => createHash("md5").update(s).digest("hex");
+	const basicOf = (user: Session) => ({ Authorization: `Basic ${Buffer.from(`${user.userName}:${user.password}`).toString("base64")}` });
+
+	/** What a browser sends once its user has answered Plaza's Digest prompt: an answer to a fresh nonce, for this method and URL. */
+	async function digestOf(user: Session, method: string, uri: string): Promise<Record<string, string>> {
+		const nonce = /nonce="([^"]+)"/.exec((await plaza.http("GET", "/auth")).headers.get("www-authenticate") ?? "")![1];
+		const ha1 = md5(`${user.userName}:/auth/digest:${user.password}`);
+		const response = md5(`${ha1}:${nonce}:00000001:c0ffee:auth:${md5(`${method}:${uri}`)}`);
+		return { Authorization: `Digest username="${user.userName}", realm="/auth/digest", nonce="${nonce}", uri="${uri}", qop=auth, nc=00000001, cnonce="c0ffee", response="${response}"` };
+	}
+
+	beforeAll(async () => {
+		plaza = await startPlaza({ services: ["posts", "systems"], corsOrigins: [partner], auth: { ...defaultConfig().auth, digest: true } });
+		victim = await plaza.signUp();
+	});
+	afterAll(() => plaza.stop());
+
+	test("a write with replayed Digest or Basic credentials from another site, or by GET, is 403 and writes nothing; without a foreign site it posts", async () => {
+		const before = await posts();
+		const post = (credentials: Record<string, string>, headers: Record<string, string>) => plaza.http<ErrorBody>("POST", "/Posts", { AuthorId: victim.userId, Content: "Replayed" }, { ...credentials, ...headers });
+		const foreign: Array<[string, Record<string, string>]> = [
+			["digest", { Origin: evil }],
+			["digest", { "Sec-Fetch-Site": "cross-site" }],
+			["basic", { Origin: evil }],
+			["basic", { Referer: `${evil}/form` }],
+		];
+		for (const [scheme, headers] of foreign) {
+			const refused = await post(scheme === "digest" ? await digestOf(victim, "POST", "/Posts") : basicOf(victim), headers);
+			expect([scheme, JSON.stringify(headers), refused.status]).toEqual([scheme, JSON.stringify(headers), 403]);
+			expect(refused.body.ResponseStatus).toMatchObject({ ErrorCode: "Forbidden", Message: expect.stringContaining("another site") });
+		}
+		const link = `/json/reply/CreatePost?${query({ AuthorId: victim.userId, Content: "By a link" })}`;
+		expect((await plaza.http("GET", link, undefined, await digestOf(victim, "GET", link))).status).toBe(403);
+		expect(await posts()).toBe(before);
+
+		// Clients outside a browser send no Origin; Plaza's own pages and CORS origins are no other site.
+		expect((await post(await digestOf(victim, "POST", "/Posts"), {})).status).toBe(200);
+		expect((await post(basicOf(victim), { Origin: plaza.url })).status).toBe(200);
+		expect((await post(basicOf(victim), { Origin: partner })).status).toBe(200);
+		expect(await posts()).toBe(before + 3);
+	});
+
+	test("JSONP takes no Basic or Digest credentials: another site's <script> reads no user and opens no session", async () => {
+		const user = `/Users/${victim.userId}?callback=steal`;
+		const read = await plaza.http("GET", user, undefined, await digestOf(victim, "GET", user));
+		expect(read.status).toBe(401);
+		expect(read.text).toMatch(/^steal\(\{"ResponseStatus":\{"ErrorCode":"Unauthorized"/);
+		expect(read.text).not.toContain(victim.userName);
+		expect((await plaza.http("GET", user, undefined, basicOf(victim))).text).not.toContain(victim.userName);
+
+		const before = await sessions();
+		const signIn = "/auth/digest?callback=steal";
+		const minted = await plaza.http("GET", signIn, undefined, await digestOf(victim, "GET", signIn));
+		expect(minted.status).toBe(401);
+		expect(minted.text).not.toContain("SessionId");
+		expect(minted.headers.getSetCookie()).toEqual([]);
+		expect(await sessions()).toBe(before);
+		// The admin key is never added by a browser: it still reads by JSONP.
+		expect((await plaza.http("GET", `/Users/${victim.userId}?callback=mine`, undefined, { Authorization: `Bearer ${ADMIN_KEY}` })).text).toMatch(/^mine\(\{.*"Id"/);
+	});
+
+	test("POST /auth/basic or /auth/digest with only a session opens no second session; with the Authorization header it signs in", async () => {
+		const before = await sessions();
+		for (const provider of ["basic", "digest"]) {
+			for (const headers of [{ "X-ss-id": victim.token }, cookieOf(victim)]) {
+				const refused = await plaza.http<ErrorBody>("POST", `/auth/${provider}`, { RememberMe: true }, headers);
+				expect([provider, refused.status, refused.body.ResponseStatus.ErrorCode]).toEqual([provider, 401, "Unauthorized"]);
+				expect(refused.headers.getSetCookie()).toEqual([]);
+			}
+		}
+		expect(await sessions()).toBe(before);
+		const signedIn = await plaza.http<{ SessionId: string }>("POST", "/auth/basic", { RememberMe: true }, basicOf(victim));
+		expect(signedIn.status).toBe(200);
+		expect(signedIn.body.SessionId).toEqual(expect.any(String));
+		expect(await sessions()).toBe(before + 1);
+	});
+
+	test("sign-in, registration and ConvertFromReservation from another site are 403 with no session held; clients outside a browser, Plaza and CORS origins go on", async () => {
+		const users = () => plaza.count("users", "users");
+		const [sessionsBefore, usersBefore] = [await sessions(), await users()];
+		const credentials = { UserName: victim.userName, Password: victim.password };
+		const foreign: Array<Record<string, string>> = [{ Origin: evil }, { Origin: "null" }, { "Sec-Fetch-Site": "cross-site" }, { Referer: `${evil}/login` }];
+		for (const headers of foreign) {
+			const refused = await plaza.http<ErrorBody>("POST", "/auth/credentials", credentials, headers);
+			expect([JSON.stringify(headers), refused.status]).toEqual([JSON.stringify(headers), 403]);
+			expect(refused.body.ResponseStatus).toMatchObject({ ErrorCode: "Forbidden", Message: expect.stringContaining("another site") });
+			expect(refused.headers.getSetCookie()).toEqual([]);
+		}
+		// The attack as a page sends it: an auto-submitted form, the attacker's own account.
+		const form = await plaza.http("POST", "/auth/credentials", query(credentials), { "Content-Type": "application/x-www-form-urlencoded", Origin: evil });
+		expect(form.status).toBe(403);
+		const registration = { UserName: `planted${Date.now()}`, Password: "correct horse battery", AutoLogin: true };
+		expect((await plaza.http("POST", "/register", registration, { Origin: evil })).status).toBe(403);
+		const reservation = (await victim.http("POST", "/Reservations", { Email: `invited${Date.now()}@example.org` })).body;
+		const conversion = { UserName: `converted${Date.now()}`, Password: "welcome aboard" };
+		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, conversion, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+		expect([await sessions(), await users()]).toEqual([sessionsBefore, usersBefore]);
+
+		expect((await plaza.http("POST", "/auth/credentials", credentials)).status).toBe(200);
+		expect((await plaza.http("POST", "/auth/credentials", credentials, { Origin: plaza.url, "Sec-Fetch-Site": "same-origin" })).status).toBe(200);
+		expect((await plaza.http("POST", "/auth/credentials", credentials, { Origin: partner })).status).toBe(200);
+		expect((await plaza.http("POST", "/register", registration)).status).toBe(200);
+		expect((await plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, conversion)).status).toBe(200);
+		expect(await users()).toBe(usersBefore + 2);
 	});
 });

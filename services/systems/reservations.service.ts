@@ -5,6 +5,7 @@ import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { readCall } from "../../shared/calls";
+import { withoutEmail } from "../../shared/emails";
 import { ReservationsRepository } from "./reservations.repository";
 import { reservationsMigrations } from "./reservations.schema";
 import { reservationsLegacy } from "./reservations.legacy";
@@ -74,7 +75,8 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 				const caller = callerOf(ctx);
 				if (!found || (!isAdmin(caller) && found.InvitedBy !== caller?.userId)) throw failures.notFound(`Reservation ${ctx.params.Id}`);
 				const { conversion: _conversion, ...reservation } = found;
-				return reservation;
+				// The address is the invitee's, not the inviter's: only admins read it back.
+				return isAdmin(caller) ? reservation : withoutEmail(reservation);
 			}),
 
 			...implement(systemsOperations.ConvertFromReservation, async function (ctx) {

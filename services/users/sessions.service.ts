@@ -83,7 +83,8 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 					case "digest":
 						// The gateway has checked the Authorization header already; this turns it into a session.
 						if (provider === "digest" && !config.auth.digest) throw failures.notFound("The provider digest (not configured)");
-						if (!caller?.userId) throw failures.unauthorized(`Send your credentials in the Authorization header for the ${provider} provider`);
+						// A session proves no password: it may not mint another that outlives its own sign-out.
+						if (!caller?.userId || caller.sessionKey) throw failures.unauthorized(`Send your credentials in the Authorization header for the ${provider} provider`);
 						return this.signedIn(ctx, caller);
 					default: // OAuth-style and unknown providers: none is configured
 						throw failures.notFound(`The provider ${provider} (not configured)`);

@@ -8,6 +8,7 @@ import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
 import { hashPassword, hashPasswordWithin, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
+import { withoutEmail } from "../../shared/emails";
 import { invalidate } from "../../shared/cache/invalidation";
 import { onInvalidation } from "../../shared/cache/node-caches";
 import { readCall, timeLeftMs } from "../../shared/calls";
@@ -328,12 +329,6 @@ function checkUserName(userName: string | undefined): void {
 /** A user's Email is written only to that user and to admins (PRODUCT.md §3). */
 function emailFor(caller: Caller | undefined, user: Record<string, unknown>): Record<string, unknown> {
 	return isAdmin(caller) || (!!caller?.userId && caller.userId === user.Id) ? user : withoutEmail(user);
-}
-
-function withoutEmail(user: Record<string, unknown>): Record<string, unknown> {
-	if (user.Email === undefined) return user;
-	const { Email: _hidden, ...others } = user;
-	return others;
 }
 
 /** Who a signed-in user is, as every service sees it. */
