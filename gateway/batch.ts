@@ -8,7 +8,7 @@ import { GatewayRequest } from "./request";
 /** The most requests one batch may hold: each runs an operation, and every answer is held until the last. */
 export const maxBatchRequests = 100;
 
-/** ServiceStack's header on a failed batch: how many of its requests completed before the failure. */
+/** ServiceStack's header on a batch's answer: how many of its requests completed (before the failure, on a failed one). */
 export const batchCompletedHeader = "X-AutoBatch-Completed";
 
 /**
@@ -16,9 +16,10 @@ export const batchCompletedHeader = "X-AutoBatch-Completed";
  * FindPost requests) in order, each as the same caller and through the same checks as a single call
  * (access, validation and actor fields in the operations middleware; each request after the first
  * spends one more of the caller's request budget, so a batch buys no extra requests), and returns
- * their answers written for the wire. The first failure stops the batch: it is thrown with
- * `X-AutoBatch-Completed` set to the number of requests completed before it, whose changes stay (as
- * ServiceStack's do). The whole body is read under one request's limit, so a batch holds no more.
+ * their answers written for the wire, with `X-AutoBatch-Completed` set to their number (none on an
+ * empty batch, as in ServiceStack). The first failure stops the batch: it is thrown with the header
+ * set to the number of requests completed before it, whose changes stay (as ServiceStack's do), and
+ * `req.$autoBatchIndex` set to its index. The whole body is read under one request's limit.
  */
 export async function performBatch(op: Operation, req: GatewayRequest, res: ServerResponse, spendOneMore: () => Promise<void>): Promise<unknown[]> {
 	const requests = batchRequestsOf(req.body);
@@ -30,12 +31,14 @@ export async function performBatch(op: Operation, req: GatewayRequest, res: Serv
 			answers.push(write(await performOperation(req.$ctx, req, op, "generic", params)));
 		} catch (err) {
 			res.setHeader(batchCompletedHeader, String(completed));
+			req.$autoBatchIndex = completed;
 			throw err;
 		}
 		// Each request is counted in the metrics once: the failure's own status is counted where it is answered.
 		recordPerformed(req.$ctx, req, 200);
 		req.$operation = undefined;
 	}
+	if (answers.length) res.setHeader(batchCompletedHeader, String(answers.length));
 	return answers;
 }
 

@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import bodyParser from "body-parser";
 import { failures, PlazaError } from "../shared/errors";
+import { refuseDeepBody, refuseDeepFieldNames } from "./nesting";
 import { isSoapCall } from "./soap/handler";
 import { readBody as readRawBody } from "./soap/read-body";
 import { isXmlType } from "./xml/media-types";
@@ -27,7 +28,7 @@ function parsersFor(limitBytes: number): Parser[] {
  * Reads a JSON, form or XML body into `req.body` (body-parser: limits, charsets, its own 400/413/415
  * errors, which describeFailure knows; XML: the request DTO's fields, see gateway/xml/request.ts).
  * Other bodies (multipart, SOAP's envelope) are left unread for their own readers; a request without
- * a body costs nothing here.
+ * a body costs nothing here. A body nesting deeper than maxNesting is a 400, whatever its format.
  */
 export async function readBody(req: IncomingMessage & { body?: unknown }, res: ServerResponse, limitBytes: number): Promise<void> {
 	if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return;
@@ -35,12 +36,20 @@ export async function readBody(req: IncomingMessage & { body?: unknown }, res: S
 		const bytes = await readRawBody(req, limitBytes);
 		// An empty body holds no fields, as an empty JSON body does.
 		if (bytes.length) req.body = xmlRequestFields(bytes);
-		return;
+	} else {
+		const [json, form] = parsersFor(limitBytes);
+		await parseWith(json, req, res);
+		if (req.body === undefined) {
+			await parseWith(form, req, res);
+			// The form parser keeps `a[b]` as one flat name: its depth is in the name.
+			if (req.body !== undefined) refuseDeepFieldNames(Object.keys(req.body), "The form");
+		}
 	}
-	for (const parse of parsersFor(limitBytes)) {
-		await new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? (err as Error)) : resolve())));
-		if (req.body !== undefined) return;
-	}
+	refuseDeepBody(req.body);
+}
+
+function parseWith(parse: Parser, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	return new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? (err as Error)) : resolve())));
 }
 
 /** The form parser's own refusals as Plaza's failures: describeFailure does not know them, and they are the client's doing. */

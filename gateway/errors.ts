@@ -6,6 +6,8 @@ export interface ResponseStatus {
 	Message: string;
 	StackTrace?: string;
 	Errors: FieldError[];
+	/** ServiceStack's extra facts about the failure (AutoBatchIndex: which request of a batch failed). */
+	Meta?: Record<string, string>;
 }
 
 export interface Failure {

@@ -10,6 +10,7 @@ import { FoundRoute, isBatch, Routes, Surface } from "./routes";
 import { performBatch } from "./batch";
 import { gatewayPages } from "./pages";
 import { readBody } from "./body";
+import { refuseDeepFieldNames } from "./nesting";
 import { RequestBudget } from "./rate-limit";
 import { readMultipart } from "./multipart";
 import { FileRecord, sendFile } from "./download";
@@ -282,6 +283,8 @@ export class HttpGateway {
 	private writeFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void {
 		if (res.headersSent) return;
 		const failure = describeFailure(err, this.config.development);
+		const batchIndex = (req as Partial<GatewayRequest>).$autoBatchIndex;
+		if (batchIndex !== undefined) failure.responseStatus.Meta = { AutoBatchIndex: String(batchIndex) };
 		recordPerformed((req as GatewayRequest).$ctx, req, failure.status);
 		// The path only: a query string may carry credentials.
 		if (failure.internal) {
@@ -305,6 +308,8 @@ export class HttpGateway {
 /** Body, query and path fields in one object: the path wins, then the query, then the body. */
 function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record<string, unknown> {
 	const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+	// qs stops nesting at 5 levels (the rest of a name stays text), but a name deeper than any body may be is refused as a body is.
+	if (query) refuseDeepFieldNames(new URLSearchParams(query).keys(), "The query string");
 	// A null prototype: a body's own "__proto__" key stays a field and never becomes the object's prototype.
 	return Object.assign(Object.create(null) as Record<string, unknown>, body, query ? qs.parse(query) : {}, found.params);
 }

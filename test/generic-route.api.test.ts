@@ -96,21 +96,32 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		const ids: string[] = [];
 		for (const content of ["first", "second", "third"]) ids.push((await author.http("POST", "/Posts", { AuthorId: author.userId, Content: content })).body.Id);
 		const client = await clientOf(author);
+		let completed: string | null = null;
+		client.responseFilter = res => {
+			completed = res.headers.get("X-AutoBatch-Completed");
+		};
 		const posts = await client.sendAll(ids.map(Id => new FindPost({ Id })));
 		expect(posts.map(p => [p.Id, p.Content])).toEqual([
 			[ids[0], "first"],
 			[ids[1], "second"],
 			[ids[2], "third"],
 		]);
-		// /json/reply/{Op}[] is the same batch; an empty one answers an empty array.
+		// As in ServiceStack, every batch that ran says how many of its requests completed: here all of them.
+		expect(completed).toBe("3");
+		// /json/reply/{Op}[] is the same batch; an empty one answers an empty array (and, running nothing, no count).
 		const raw = await author.http<WireRecord[]>("POST", "/json/reply/FindPost[]", [{ Id: ids[2] }, { id: ids[0] }]);
 		expect(raw.body.map(p => p.Id)).toEqual([ids[2], ids[0]]);
+		expect(raw.headers.get("X-AutoBatch-Completed")).toBe("2");
 		// A client that escapes the brackets reaches the same batch.
 		expect((await author.http<WireRecord[]>("POST", "/api/findpost%5B%5D", [{ Id: ids[1] }])).body.map(p => p.Id)).toEqual([ids[1]]);
-		expect((await author.http("POST", "/json/reply/FindPost[]", [])).text).toBe("[]");
+		const empty = await author.http("POST", "/json/reply/FindPost[]", []);
+		expect({ text: empty.text, completed: empty.headers.get("X-AutoBatch-Completed") }).toEqual({ text: "[]", completed: null });
+		// A one-way batch's 204 carries the count too.
+		const oneWay = await author.http("POST", "/json/oneway/FindPost[]", [{ Id: ids[0] }, { Id: ids[1] }]);
+		expect({ status: oneWay.status, completed: oneWay.headers.get("X-AutoBatch-Completed") }).toEqual({ status: 204, completed: "2" });
 	});
 
-	test("a failing request stops the batch: its error, X-AutoBatch-Completed, earlier requests done, later ones not run", async () => {
+	test("a failing request stops the batch: its error naming its index (ResponseStatus.Meta.AutoBatchIndex), X-AutoBatch-Completed, earlier requests done, later ones not run", async () => {
 		const [author, other] = [await plaza.signUp(), await plaza.signUp()];
 		const tag = freshTag();
 		const client = await clientOf(author);
@@ -124,15 +135,19 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 			new CreatePost({ AuthorId: other.userId, Content: "as someone else", Tags: [tag] }),
 			new CreatePost({ AuthorId: author.userId, Content: "four", Tags: [tag] }),
 		];
-		await expect(client.sendAll(requests)).rejects.toMatchObject({ responseStatus: { errorCode: "Forbidden" } });
+		// The client camel-cases the ResponseStatus it reads, Meta's keys too; on the wire it is AutoBatchIndex (below).
+		await expect(client.sendAll(requests)).rejects.toMatchObject({ responseStatus: { errorCode: "Forbidden", meta: { autoBatchIndex: "2" } } });
 		expect(completed).toBe("2");
 		expect((await postsTagged(author, tag)).map(p => p.Content).sort()).toEqual(["one", "two"]);
 
 		// A validation failure of the first request: nothing completed.
-		const invalid = await author.http<ErrorBody>("POST", "/api/CreatePost[]", [{ AuthorId: author.userId }, { AuthorId: author.userId, Content: "never", Tags: [tag] }]);
+		const invalid = await author.http<ErrorBody & { ResponseStatus: { Meta?: Record<string, string> } }>("POST", "/api/CreatePost[]", [{ AuthorId: author.userId }, { AuthorId: author.userId, Content: "never", Tags: [tag] }]);
 		expect(invalid.status).toBe(400);
 		expect(invalid.headers.get("X-AutoBatch-Completed")).toBe("0");
 		expect(invalid.body.ResponseStatus.Errors[0]).toMatchObject({ FieldName: "Content", ErrorCode: "NotEmpty" });
+		expect(invalid.body.ResponseStatus.Meta).toEqual({ AutoBatchIndex: "0" });
+		// A single call's failure names no batch index.
+		expect((await author.http<ErrorBody>("POST", "/api/CreatePost", { AuthorId: author.userId })).body.ResponseStatus).not.toHaveProperty("Meta");
 		expect(await postsTagged(author, tag)).toHaveLength(2);
 	});
 

@@ -412,6 +412,75 @@ describe("hostile input is refused with a 4xx on every surface, never a 5xx, and
 		expect(reply.body.ResponseStatus.ErrorCode).toBe("PayloadTooLarge");
 	});
 
+	/** JSON text of a value nested `depth` levels (objects and lists in turn), written out: JSON.stringify would recurse as deep. */
+	const deepJson = (depth: number) => `${'{"Value":['.repeat(depth >> 1)}${depth % 2 ? '{"Value":"deep"}' : '"deep"'}${"]}".repeat(depth >> 1)}`;
+	/** A form or query field name whose value nests `depth` levels deep, the request counting as one (`Name[Value][0]…`). */
+	const deepName = (name: string, depth: number) => name + Array.from({ length: depth - 1 }, (_, i) => (i % 2 ? "[0]" : "[Value]")).join("");
+	/** A request object's JSON text: valid fields, and `raw` JSON text under `key` (which may be "__proto__"). */
+	const jsonWith = (base: Record<string, unknown>, key: string, raw: string) =>
+		`{${[
+			`${JSON.stringify(key)}:${raw}`,
+			...Object.entries(base)
+				.filter(([k]) => k !== key)
+				.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
+		].join(",")}}`;
+	const refusedAsBody = (reply: { status: number; text: string }) => ({ status: reply.status, invalidBody: /"ErrorCode":"InvalidBody"|<ErrorCode>InvalidBody</.test(reply.text) });
+
+	test("a body nested 10,000 deep (in a field, at the top, in an unknown field, under __proto__) is a 400 InvalidBody for every operation: JSON on its REST routes, the generic route and batches, form, query, XML and SOAP; nothing written", async () => {
+		const before = await snapshot();
+		const depth = 10_000;
+		const deep = deepJson(depth);
+		let sent = 0;
+		for (const op of catalogue) {
+			const base = validBase(op, user.userId);
+			const field = fieldsOf(op)[0]?.name ?? "Value";
+			const jsonBodies: Array<[string, string]> = [
+				["in a field", jsonWith(base, field, deep)],
+				["at the top", deep],
+				["in an unknown field", jsonWith(base, "NoSuchField", deep)],
+				["under __proto__", jsonWith(base, "__proto__", deep)],
+			];
+			// A REST route that takes a body (a GET's fields travel in its query string, below).
+			const rest = op.routes.filter(r => r.method !== "GET").map(r => [r.method, r.path.replace(/:(\w+)/g, () => user.userId)]);
+			for (const [where, body] of jsonBodies) {
+				for (const [method, path] of [...rest, ["POST", `/json/reply/${op.name}`]]) {
+					const reply = tallied("json", await plaza.http(method, path, body, { ...callers.admin(), "Content-Type": "application/json" }));
+					expect([op.name, method, path, where, refusedAsBody(reply)]).toEqual([op.name, method, path, where, { status: 400, invalidBody: true }]);
+					sent++;
+				}
+			}
+			const batch = tallied("json", await plaza.http("POST", `/json/reply/${op.name}[]`, `[${jsonWith(base, field, deep)}]`, { ...callers.admin(), "Content-Type": "application/json" }));
+			expect([op.name, "batch", refusedAsBody(batch)]).toEqual([op.name, "batch", { status: 400, invalidBody: true }]);
+
+			// Form names: deeper than the JSON above would fit in a URL; a query string over 16 KB is a 431 before any of this.
+			for (const name of [field, "NoSuchField", "__proto__"]) {
+				const form = `${urlEncoded(base)}&${deepName(name, depth)}=deep`;
+				const byForm = tallied("form", await plaza.http("POST", `/json/reply/${op.name}`, form, { ...callers.admin(), "Content-Type": "application/x-www-form-urlencoded" }));
+				const query = `${urlEncoded(base)}&${deepName(name, 1_000)}=deep`;
+				const byQuery = tallied("query", await plaza.http(op.reads ? "GET" : "POST", `/json/reply/${op.name}?${query}`, undefined, callers.admin()));
+				expect([op.name, name, refusedAsBody(byForm), refusedAsBody(byQuery)]).toEqual([op.name, name, { status: 400, invalidBody: true }, { status: 400, invalidBody: true }]);
+			}
+
+			const xml = `<${op.name} xmlns="${TYPES}"><${field}>${"<Value>".repeat(depth)}${"</Value>".repeat(depth)}</${field}></${op.name}>`;
+			const byXml = tallied("xml", await plaza.http("POST", `/json/reply/${op.name}`, xml, { ...callers.admin(), "Content-Type": "application/xml" }));
+			const bySoap = tallied("soap", await plaza.admin<undefined>("POST", "/soap11", envelope(xml)));
+			expect([op.name, refusedAsBody(byXml), bySoap.headers.get("X-Status"), bySoap.text.includes("InvalidBody")]).toEqual([op.name, { status: 400, invalidBody: true }, "400", true]);
+		}
+		expect(sent).toBeGreaterThan(catalogue.length * 4);
+		expect(await snapshot()).toEqual(before);
+		expect(Object.prototype).not.toHaveProperty("Value");
+	});
+
+	test("a body nested as deep as the limit (64 levels, the request counting as one) is still read; one level more is a 400", async () => {
+		const base = { FirstName: "Deep", LastName: "Enough" };
+		const at = (depth: number) => plaza.http("POST", "/json/reply/CreateUser", jsonWith(base, "NoSuchField", deepJson(depth - 1)), { ...callers.admin(), "Content-Type": "application/json" });
+		expect((await at(64)).status).toBe(200);
+		expect(refusedAsBody(await at(65))).toEqual({ status: 400, invalidBody: true });
+		const form = (depth: number) => plaza.http("POST", "/json/reply/CreateUser", `${urlEncoded(base)}&${deepName("NoSuchField", depth)}=x`, { ...callers.admin(), "Content-Type": "application/x-www-form-urlencoded" });
+		expect((await form(64)).status).toBe(200);
+		expect(refusedAsBody(await form(65))).toEqual({ status: 400, invalidBody: true });
+	});
+
 	test("a JSON body nested 200,000 deep is refused as a 400, and the gateway still answers", async () => {
 		const deep = `{"FirstName":${"[".repeat(200_000)}${"]".repeat(200_000)},"LastName":"B"}`;
 		const reply = await plaza.admin<ErrorBody>("POST", "/Users", deep);
