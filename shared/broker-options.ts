@@ -9,7 +9,8 @@ import { tracingOptions } from "./observability/tracing";
 import { moleculerMetricsMiddleware } from "./observability/moleculer-metrics.middleware";
 import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
-import { QueueGroupNats, queueGroupsBeforeStarted } from "./bus/queue-group-nats";
+import { PlazaNats } from "./bus/plaza-nats";
+import { lostNodes } from "./bus/lost-nodes";
 
 /** Failures that say a node is in trouble (timeouts, gone, overloaded), not that a request was wrong. */
 const nodeTrouble = (err: unknown) => {
@@ -18,21 +19,19 @@ const nodeTrouble = (err: unknown) => {
 };
 
 /**
- * Who picks the node that serves a call. Over NATS, the bus does: a call is published to the
- * action's queue group and nats-server hands it to one live subscriber. A node killed outright
- * loses its subscriptions as soon as its connection closes, so new calls go to the survivors at once
- * (Moleculer's own balancer kept choosing a dead node until its heartbeats were missed, 6 s by default).
- * Moleculer's circuit breaker only steers its own balancer, so it is off with it; in one process it
- * would take out the only endpoint of an action, and is off too. Over a transporter with no queue
- * groups of its own, Moleculer balances and the breaker moves calls off a failing node.
+ * Who picks the node that serves a call: the caller (Moleculer's balancer), so that each call is
+ * sealed for the node it is sent to and opens there only. A call published to a queue group, for
+ * whichever node nats-server chose, could be replayed to another node of the group, which had not
+ * seen it (a post made twice). Over NATS, a node lost with calls on it is found within a second
+ * (see lostNodes). The circuit breaker moves calls off a node that is alive but failing; in one
+ * process it would take out the only endpoint of an action, and is off there.
  */
-function balancing(transporter: string | undefined): Pick<BrokerOptions, "transporter" | "disableBalancer" | "circuitBreaker"> {
-	const busBalances = !!transporter && /^nats:\/\//i.test(transporter);
-	const breakerSteers = !!transporter && !busBalances;
+function transport(transporter: string | undefined): Pick<BrokerOptions, "transporter" | "circuitBreaker"> & { watch: Middleware[] } {
+	const nats = transporter && /^nats:\/\//i.test(transporter) ? new PlazaNats(transporter) : undefined;
 	return {
-		transporter: busBalances ? new QueueGroupNats(transporter) : (transporter as BrokerOptions["transporter"]),
-		disableBalancer: busBalances,
-		circuitBreaker: { enabled: breakerSteers, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
+		transporter: nats ?? (transporter as BrokerOptions["transporter"]),
+		circuitBreaker: { enabled: !!transporter, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
+		watch: nats ? [lostNodes(nats)] : [],
 	};
 }
 
@@ -42,7 +41,7 @@ const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex
 /**
  * The broker of a Plaza process: the same in one process or many, save for the transporter.
  * Fault tolerance: call timeouts; retries only where the caller asks (reads, see readCall; writes
- * never re-run); calls balanced by the bus itself (see balancing); a bulkhead per action, so a slow
+ * never re-run); a lost node's calls rejected at once, a failing one left out (see transport); a bulkhead per action, so a slow
  * service cannot take every slot; context tracking, so a stopping node first finishes what it
  * accepted. Operations: Prometheus metrics, optional tracing, structured logs.
  * The bus is a trust boundary: every packet sealed with CLUSTER_SECRET, internal actions only for
@@ -52,7 +51,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 	const { cluster } = config;
 	if (config.transporter && !cluster.secret) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
 	const bus = config.transporter && cluster.secret ? [sealedTransit(cluster.secret)] : [];
-	const balanced = balancing(config.transporter);
+	const { watch, ...transported } = transport(config.transporter);
 	return {
 		namespace: "plaza",
 		nodeID: cluster.nodeId ?? unnamedNodeId(),
@@ -62,7 +61,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		heartbeatInterval: cluster.heartbeatIntervalSeconds,
 		heartbeatTimeout: cluster.heartbeatTimeoutSeconds,
 		retryPolicy: { enabled: true, retries: 0, delay: 100, maxDelay: 1000, factor: 2, check: err => (err as Errors.MoleculerRetryableError)?.retryable === true },
-		...balanced,
+		...transported,
 		bulkhead: { enabled: true, concurrency: cluster.bulkheadConcurrency, maxQueueSize: cluster.bulkheadQueue },
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
 		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
@@ -77,7 +76,7 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		internalMiddlewares: false,
 		middlewares: [
 			...bus,
-			...(balanced.disableBalancer ? [queueGroupsBeforeStarted] : []),
+			...watch,
 			internalCallers(),
 			operationsMiddleware,
 			// A node of several writes its own line per call (its request id joins it to the gateway's); in one process the gateway's line says it all.

@@ -11,6 +11,8 @@ import { failoverFigures, Outcome, runLoad, statusCounts } from "./support/load"
 describeCluster("the distributed mode: a process per service over NATS, one PostgreSQL store", () => {
 	let cluster: TestCluster;
 	let gateway: GatewayClient;
+	/** A gateway that waits for an answer as long as a production one does (REQUEST_TIMEOUT_MS' default). */
+	let patientGateway: GatewayClient;
 	let url: string;
 	const startNode = (name: string, services: string) => cluster.startNode(name, services);
 	const node = (name: string) => cluster.node(name);
@@ -33,13 +35,14 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 	const signUp = (name: string) => gateway.signUp(name);
 
 	/** Half reads (tag search, find a post written before), half writes (new posts): the steady load of the failure tests. */
-	const mixedLoad = (author: { userId: string; token: string }, known: string[]) => (i: number) => {
+	const mixedLoad = (author: { userId: string; token: string }, known: string[], via?: GatewayClient) => (i: number) => {
 		const headers = { "X-ss-id": author.token };
+		const client = via ?? gateway;
 		if (i % 2 === 0) {
 			return {
 				kind: "write" as const,
 				send: async (signal: AbortSignal) => {
-					const reply = await call("POST", "/Posts", { AuthorId: author.userId, Content: `load ${i}`, Tags: ["load"] }, headers, signal);
+					const reply = await client.call("POST", "/Posts", { AuthorId: author.userId, Content: `load ${i}`, Tags: ["load"] }, headers, signal);
 					return { status: reply.status, id: reply.status === 200 ? String(reply.body.Id) : undefined };
 				},
 			};
@@ -47,7 +50,7 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		return {
 			kind: "read" as const,
 			send: async (signal: AbortSignal) => {
-				const reply = i % 4 === 1 ? await call("GET", "/Search/Posts?TagNames=load&Limit=5&Offset=1", undefined, headers, signal) : await call("GET", `/Posts/${known[i % known.length]}`, undefined, headers, signal);
+				const reply = i % 4 === 1 ? await client.call("GET", "/Search/Posts?TagNames=load&Limit=5&Offset=1", undefined, headers, signal) : await client.call("GET", `/Posts/${known[i % known.length]}`, undefined, headers, signal);
 				return { status: reply.status };
 			},
 		};
@@ -80,6 +83,7 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 			startNode("venues-1", "venues"),
 			startNode("systems-1", "systems"),
 			cluster.startGateway("gateway-1").then(client => (gateway = client)),
+			cluster.startGateway("gateway-patient", { REQUEST_TIMEOUT_MS: "10000" }).then(client => (patientGateway = client)),
 		]);
 		url = gateway.url;
 		await gateway.waitForCluster();
@@ -148,6 +152,27 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		expect(dropped).toEqual([]);
 	});
 
+	test("a write captured on the bus and published again, to the node it was sent to or to the other posts node, is made once", async () => {
+		const nats = cluster.nats;
+		const listener = await connect({ servers: `127.0.0.1:${nats.port}`, user: nats.user, pass: nats.password });
+		const captured: Array<{ subject: string; data: Uint8Array }> = [];
+		const capture = listener.subscribe("MOL-plaza.>", { callback: (_err, msg) => /\.REQB?\./.test(msg.subject) && captured.push({ subject: msg.subject, data: msg.data }) });
+		await listener.flush();
+		const tag = `replayed${Date.now()}`;
+		expect((await call("POST", "/Posts", { AuthorId: author.userId, Content: "once", Tags: [tag] }, { "X-ss-id": author.token })).status).toBe(200);
+		await listener.flush();
+		capture.unsubscribe();
+		expect(captured.length).toBeGreaterThan(0);
+		const subjects = new Set(["MOL-plaza.REQ.posts-a", "MOL-plaza.REQ.posts-b", ...captured.map(c => c.subject)]);
+		// Several times: a packet published to a queue group reaches whichever node nats-server picks.
+		for (let i = 0; i < 8; i++) for (const { data } of captured) for (const subject of subjects) listener.publish(subject, data);
+		await listener.flush();
+		await sleep(1000);
+		await listener.close();
+		const found = await call("GET", `/Search/Posts?TagNames=${tag}`, undefined, { "X-ss-id": author.token });
+		expect(found.body.map(p => p.Content)).toEqual(["once"]);
+	});
+
 	test("/metrics: per-operation counters and latencies at the gateway, per-action ones on every node", async () => {
 		const gateway = await (await fetch(`http://127.0.0.1:${node("gateway-1").probePort}/metrics`)).text();
 		expect(gateway).toMatch(/plaza_operation_requests_total\{[^}]*operation="FindUser"[^}]*status="200"[^}]*\} \d+/);
@@ -172,9 +197,9 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		await waitForServing("posts-b", author);
 	}, 60_000);
 
-	test("a posts node killed (SIGKILL) under load costs only the requests in flight on it: new requests go to the survivor at once, reads are retried there, no acknowledged write is lost, and the node is used again when it returns", async () => {
+	test("a posts node killed (SIGKILL) under load costs only the requests in flight on it, and seconds, not the request timeout: reads are retried on the survivor, no acknowledged write is lost, and the node is used again when it returns", async () => {
 		const killed = node("posts-a");
-		const load = runLoad({ seconds: 6, concurrency: 8 }, mixedLoad(author, known));
+		const load = runLoad({ seconds: 6, concurrency: 8 }, mixedLoad(author, known, patientGateway));
 		await sleep(2000);
 		const killedAt = 2000;
 		killed.process.child.kill("SIGKILL");
@@ -182,8 +207,10 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		const figures = failoverFigures(outcomes, killedAt);
 		console.info(`SIGKILL failover: ${JSON.stringify({ ...figures, failedReads: figures.failedReads.length, failedWrites: figures.failedWrites.length })}`);
 
-		// Reads in flight on the dead node time out there and are retried on the survivor; only writes in
-		// flight there may fail, and they say their outcome is unknown (they may have been written).
+		// Calls in flight on the dead node are given up as soon as nats-server says its connection is gone:
+		// reads are retried on the survivor; only writes sent there may fail, and they say their outcome is
+		// unknown (they may have been written). Each within 4 s, though the gateway would wait 10 s.
+		expect(outcomes.filter(o => o.at - o.sentAt > 4000)).toEqual([]);
 		expect(figures.failedReads).toEqual([]);
 		expect(outcomes.filter(o => o.status !== 200 && !(o.kind === "write" && o.sentAt < killedAt + 1000))).toEqual([]);
 		expect(figures.failedWrites.length).toBeLessThanOrEqual(8);

@@ -99,11 +99,11 @@ export class TestCluster {
 	 * Starts a gateway node on a port of its own: its client. A port found free can be taken by another
 	 * process before the gateway binds it (two test runs at once): then it starts again on another.
 	 */
-	async startGateway(name: string): Promise<GatewayClient> {
+	async startGateway(name: string, extra: Record<string, string> = {}): Promise<GatewayClient> {
 		for (let attempt = 1; ; attempt++) {
 			const port = await freePort();
 			try {
-				await this.startNode(name, "gateway", { PORT: String(port) });
+				await this.startNode(name, "gateway", { ...extra, PORT: String(port) });
 				return new GatewayClient(`http://127.0.0.1:${port}`);
 			} catch (err) {
 				if (attempt >= 3 || !/EADDRINUSE/.test(this.node(name).process.output())) throw err;

@@ -1,9 +1,9 @@
-import { QueueGroupNats } from "../../shared/bus/queue-group-nats";
+import { PlazaNats } from "../../shared/bus/plaza-nats";
 
 /** The transporter's batching of packets, on a stand-in for the NATS client (what it publishes, and when). */
 function transporterWithClient() {
 	const published: string[] = [];
-	const transporter = new QueueGroupNats("nats://127.0.0.1:4222");
+	const transporter = new PlazaNats("nats://127.0.0.1:4222");
 	const client = { publish: (topic: string) => published.push(topic), flush: () => Promise.resolve(), close: () => Promise.resolve() };
 	Object.assign(transporter, { client });
 	return { transporter, published };

@@ -1,0 +1,63 @@
+import { Middleware, ServiceBroker } from "moleculer";
+import { PlazaNats } from "./plaza-nats";
+
+/** The parts of Moleculer's transit and registry used here (its typings leave them out). */
+interface Transit {
+	pendingRequests: Map<string, { nodeID?: string | null }>;
+}
+interface Registry {
+	nodes: { disconnected(nodeID: string, unexpected: boolean): void };
+}
+
+export interface LostNodeTiming {
+	/** How often the calls in flight are looked at. */
+	everyMs: number;
+	/** How long a call goes unanswered before its node's presence is asked. */
+	overdueMs: number;
+	/** How long a presence probe may take; past it, nothing is concluded. */
+	probeTimeoutMs: number;
+}
+
+export const defaultLostNodeTiming: LostNodeTiming = { everyMs: 200, overdueMs: 400, probeTimeoutMs: 1000 };
+
+/**
+ * A node lost with calls in flight on it costs those calls about a second, not the request timeout:
+ * once a call has gone unanswered for a while, nats-server is asked whether its node is still
+ * connected. If it is gone, the node leaves the registry, which rejects its calls at once (a read is
+ * then tried on another node, a write answers 504 OutcomeUnknown) and sends the next ones elsewhere.
+ * Missed heartbeats alone found a SIGKILLed node only after one to two heartbeat timeouts.
+ */
+export function lostNodes(transporter: PlazaNats, timing: LostNodeTiming = defaultLostNodeTiming): Middleware {
+	let timer: NodeJS.Timeout | undefined;
+	return {
+		name: "LostNodes",
+		async started(broker: ServiceBroker) {
+			const firstSeen = new Map<string, number>();
+			const probing = new Set<string>();
+			const probe = async (nodeID: string) => {
+				probing.add(nodeID);
+				try {
+					if ((await transporter.presenceOf(nodeID, timing.probeTimeoutMs)) === "gone") (broker.registry as unknown as Registry).nodes.disconnected(nodeID, true);
+				} finally {
+					probing.delete(nodeID);
+				}
+			};
+			timer = setInterval(() => {
+				const now = Date.now();
+				const pending = (broker.transit as unknown as Transit | undefined)?.pendingRequests ?? new Map<string, { nodeID?: string | null }>();
+				for (const id of firstSeen.keys()) if (!pending.has(id)) firstSeen.delete(id);
+				const overdue = new Set<string>();
+				for (const [id, request] of pending) {
+					const seen = firstSeen.get(id);
+					if (seen === undefined) firstSeen.set(id, now);
+					else if (request.nodeID && now - seen >= timing.overdueMs) overdue.add(request.nodeID);
+				}
+				for (const nodeID of overdue) if (!probing.has(nodeID)) probe(nodeID).catch((err: unknown) => broker.logger.warn(`Could not take out lost node '${nodeID}'`, err));
+			}, timing.everyMs);
+			timer.unref();
+		},
+		async stopped() {
+			clearInterval(timer);
+		},
+	};
+}
