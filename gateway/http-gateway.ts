@@ -81,7 +81,7 @@ export class HttpGateway {
 	) {
 		this.broker = service.broker;
 		this.logger = service.logger;
-		this.streams = new EventStreams(service, scopes);
+		this.streams = new EventStreams(service, scopes, config.eventStreamsPerCaller);
 		this.routes = new Routes({ ...gatewayPages(config, this.broker), ...eventPages(config, () => this.streams) });
 		this.identifier = new Identifier(config);
 		this.budget = new RequestBudget(config, service);

@@ -24,8 +24,12 @@ export interface PlazaConfig {
 	timelinePushLimit: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
 	rateLimitPerMinute: number;
+	/** Server Events streams one caller (user, admin key, else client address) may hold open on a gateway. */
+	eventStreamsPerCaller: number;
 	/** How long a write's answer is kept for a retry with the same Idempotency-Key. */
 	idempotencyKeyTtlSeconds: number;
+	/** Where this process keeps files of its own (DATA_DIR); undefined when DATA_DIR is ":memory:". */
+	dataDir?: string;
 	/** The proxies in front of the gateway whose X-Forwarded-* headers are believed (TRUST_PROXY). */
 	trustProxy: TrustProxy;
 	/** Origins allowed to call Plaza from a browser (CORS_ORIGINS); empty = no CORS, Plaza's own origin only. */
@@ -115,7 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
 		timelinePushLimit: integer(env.TIMELINE_PUSH_LIMIT, 2000, "TIMELINE_PUSH_LIMIT"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
+		eventStreamsPerCaller: integer(env.EVENT_STREAMS_PER_CALLER, 10, "EVENT_STREAMS_PER_CALLER"),
 		idempotencyKeyTtlSeconds: integer(env.IDEMPOTENCY_KEY_TTL_SECONDS, 24 * 3600, "IDEMPOTENCY_KEY_TTL_SECONDS"),
+		dataDir: env.DATA_DIR === ":memory:" ? undefined : path.resolve(env.DATA_DIR || "./data"),
 		trustProxy: trustProxy(env.TRUST_PROXY),
 		corsOrigins: list(env.CORS_ORIGINS).map(origin => new URL(origin).origin),
 		logFormat: env.LOG_FORMAT === "json" ? "json" : "short",

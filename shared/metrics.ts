@@ -1,7 +1,7 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 import { nodeMetricsText } from "./observability/node-metrics";
 import { MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
-import { addFamilies, boundFamilies, HistogramFamily, HistogramSeries, ValueFamily, ValueSeries } from "./observability/metric-series";
+import { addFamilies, boundFamilies, HistogramFamily, HistogramSeries, sharedValueFamily, ValueFamily, ValueSeries } from "./observability/metric-series";
 
 /** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
 export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
@@ -82,4 +82,13 @@ export function recordOperation(broker: ServiceBroker, operation: string, surfac
 	}
 	series.requests.value++;
 	series.duration.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
+}
+
+/** The Server Events streams a gateway holds open now: Prometheus `plaza_event_streams_open`. */
+export const eventStreamMetrics = { open: "plaza.event.streams.open" };
+
+/** The gauge a gateway sets to its number of open event streams; undefined when metrics are off. */
+export function openStreamsGauge(broker: ServiceBroker): ValueSeries | undefined {
+	if (!broker.isMetricsEnabled()) return undefined;
+	return sharedValueFamily(broker, eventStreamMetrics.open, "gauge", "Server Events streams open on this gateway").series("", {});
 }

@@ -2,6 +2,7 @@ import { AddressInfo } from "node:net";
 import { Server } from "node:http";
 import { startPlaza, TestPlaza } from "./support/plaza";
 import { startProbeServer } from "../shared/probes";
+import { RawStream } from "./support/server-events";
 
 interface MetricFamily {
 	name: string;
@@ -135,5 +136,15 @@ describe("/metrics for Prometheus", () => {
 		expect(valueOf(after, "moleculer_request_error_total", ...notFound) - valueOf(before, "moleculer_request_error_total", ...notFound)).toBe(1);
 		expect(valueOf(after, "moleculer_request_levels", 'level="2"')).toBeGreaterThan(valueOf(before, "moleculer_request_levels", 'level="2"'));
 		expect(parsePrometheus(after).find(family => family.name === "moleculer_request_time")?.type).toBe("HISTOGRAM");
+	});
+
+	test("plaza_event_streams_open gauges the Server Events streams the gateway holds open", async () => {
+		const scrape = async () => (await plaza.admin("GET", "/metrics")).text;
+		const before = await scrape();
+		expect(parsePrometheus(before).find(family => family.name === "plaza_event_streams_open")?.type).toBe("GAUGE");
+		const streams = [await RawStream.open(plaza.url), await RawStream.open(plaza.url)];
+		expect(valueOf(await scrape(), "plaza_event_streams_open") - valueOf(before, "plaza_event_streams_open")).toBe(2);
+		await Promise.all(streams.map(stream => stream.close()));
+		expect(valueOf(await scrape(), "plaza_event_streams_open")).toBe(valueOf(before, "plaza_event_streams_open"));
 	});
 });

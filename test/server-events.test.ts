@@ -1,5 +1,6 @@
-import { Session, startPlaza, TestPlaza } from "./support/plaza";
-import { TestEvents } from "./support/server-events";
+import { ErrorBody, Session, startPlaza, TestPlaza } from "./support/plaza";
+import { RawStream, TestEvents } from "./support/server-events";
+import { defaultConfig } from "../shared/config";
 import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
 
 /**
@@ -9,12 +10,12 @@ import { describeCluster, GatewayClient, TestCluster } from "./support/cluster";
  */
 describe("Server Events in one process", () => {
 	let plaza: TestPlaza;
-	const open: TestEvents[] = [];
+	const open: Array<TestEvents | RawStream> = [];
 	beforeAll(async () => {
 		plaza = await startPlaza();
 	});
 	afterEach(async () => {
-		await Promise.all(open.splice(0).map(events => events.stop()));
+		await Promise.all(open.splice(0).map(events => (events instanceof RawStream ? events.close() : events.stop())));
 	});
 	afterAll(() => plaza.stop());
 
@@ -42,11 +43,18 @@ describe("Server Events in one process", () => {
 		expect(join.body).toMatchObject({ userId: user.userId, channels: "home,news" });
 		await events.next(m => m.selector === "news@cmd.onJoin");
 
-		// The heartbeat keeps it (and answers onHeartbeat); the subscribers list shows it to its user, not to a stranger.
-		expect((await fetch(info.heartbeatUrl, { method: "POST" })).status).toBe(200);
-		await events.next(m => m.selector === "cmd.onHeartbeat");
-		expect((await user.http<Array<Record<string, string>>>("GET", "/event-subscribers?channels=home")).body).toEqual([expect.objectContaining({ userId: user.userId })]);
+		// A heartbeat with another caller's credentials is refused (403); without any (as ServerEventsClient sends it
+		// outside a browser) or with its own, it keeps the stream (and answers onHeartbeat).
 		const stranger = await plaza.signUp();
+		const beat = (headers: Record<string, string>) => fetch(info.heartbeatUrl, { method: "POST", headers });
+		const another = await beat({ "X-ss-id": stranger.token });
+		expect([another.status, ((await another.json()) as ErrorBody).ResponseStatus.ErrorCode]).toEqual([403, "Forbidden"]);
+		expect(events.bodies("cmd.onHeartbeat")).toEqual([]);
+		expect((await beat({})).status).toBe(200);
+		expect((await beat({ "X-ss-id": user.token })).status).toBe(200);
+		await events.next(m => m.selector === "cmd.onHeartbeat");
+		// The subscribers list shows it to its user, not to a stranger.
+		expect((await user.http<Array<Record<string, string>>>("GET", "/event-subscribers?channels=home")).body).toEqual([expect.objectContaining({ userId: user.userId })]);
 		expect((await stranger.http<unknown[]>("GET", "/event-subscribers?channels=home")).body).toEqual([]);
 		expect((await fetch(`${plaza.url}/event-heartbeat?id=nope`, { method: "POST" })).status).toBe(404);
 	});
@@ -101,6 +109,57 @@ describe("Server Events in one process", () => {
 		const after = await post(author, { Content: "after the sign-out" });
 		await stayerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === after.Id);
 		expect(leaverEvents.bodies("cmd.Post")).toEqual([]);
+	});
+
+	test("a stream opened with a password ends when the password changes, and when the account is taken back", async () => {
+		const [user, author] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`${user.userName}:${password}`).toString("base64")}` });
+		const stream = await RawStream.open(plaza.url, basic(user.password));
+		open.push(stream);
+		const secret = await post(author, { Content: "for the user", IsPrivate: true, RecipientIds: [user.userId] });
+		await stream.until(() => stream.text.includes(String(secret.Id)));
+		const changed = await user.http("PUT", `/Users/${user.userId}`, { FirstName: "New", LastName: "Password", Password: "a brand new password", CurrentPassword: user.password });
+		expect(changed.status).toBe(200);
+		await stream.until(() => stream.ended);
+		expect((await fetch(`${plaza.url}/event-stream`, { headers: basic(user.password) })).status).toBe(401);
+
+		const again = await RawStream.open(plaza.url, basic("a brand new password"));
+		open.push(again);
+		await plaza.broker.call("users.removeAccount", { id: user.userId }, { caller: "reservations" });
+		await again.until(() => again.ended);
+	});
+
+	test("a stream opened with a session ends when the expiry purge removes its session", async () => {
+		const expiring = await startPlaza({ auth: { ...defaultConfig().auth, sessionTtlSeconds: 1 } });
+		try {
+			const user = await expiring.signUp();
+			const stream = await RawStream.open(expiring.url, { "X-ss-id": user.token });
+			await new Promise(resolve => setTimeout(resolve, 1_500));
+			// What the purge's timer (every 10 minutes) runs.
+			await (expiring.broker.getLocalService("sessions") as unknown as { purgeExpired(): Promise<void> }).purgeExpired();
+			await stream.until(() => stream.ended);
+			expect((await fetch(`${expiring.url}/event-heartbeat?id=${stream.id}`, { method: "POST", headers: { "X-ss-id": user.token } })).status).toBe(404);
+		} finally {
+			await expiring.stop();
+		}
+	});
+
+	test("a caller holds at most 10 streams on a gateway (EVENT_STREAMS_PER_CALLER): the next is 429; others are not counted; closing one makes room", async () => {
+		const [user, other] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const streams = await Promise.all(Array.from({ length: 10 }, () => RawStream.open(plaza.url, { "X-ss-id": user.token })));
+		open.push(...streams);
+		const refused = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { "X-ss-id": user.token } });
+		expect(refused.status).toBe(429);
+		expect(refused.headers.get("retry-after")).toBe("30");
+		expect(((await refused.json()) as ErrorBody).ResponseStatus).toMatchObject({ ErrorCode: "TooManyRequests", Message: expect.stringContaining("At most 10 event streams") });
+		open.push(await RawStream.open(plaza.url, { "X-ss-id": other.token }));
+		await streams[0].close();
+		open.push(await RawStream.open(plaza.url, { "X-ss-id": user.token }));
+
+		// Anonymous callers are counted by their address.
+		const anonymous = await Promise.all(Array.from({ length: 10 }, () => RawStream.open(plaza.url)));
+		open.push(...anonymous);
+		expect((await fetch(`${plaza.url}/event-stream?channels=home`)).status).toBe(429);
 	});
 
 	test("a new follow takes effect on an open stream; new connections reach both users", async () => {

@@ -9,7 +9,7 @@ import { EventStreams } from "./event-streams";
 
 /**
  * ServiceStack's Server Events endpoints: the stream, its heartbeat and unregister (by the
- * subscription's id, from the address that opened it), the subscribers, and the two requests
+ * subscription's id, from the address that opened it; a heartbeat also from its caller), the subscribers, and the two requests
  * ServerEventsClient sends through the generic route (GetEventSubscribers, UpdateEventSubscriber).
  */
 export function eventPages(config: PlazaConfig, streams: () => EventStreams): Record<string, PageHandler> {
@@ -24,7 +24,7 @@ export function eventPages(config: PlazaConfig, streams: () => EventStreams): Re
 		};
 	};
 	const heartbeat = run((req, res) => {
-		streams().pulse(idOf(req.$params), address(req));
+		streams().pulse(idOf(req.$params), address(req), callerOf(req.$ctx));
 		res.statusCode = 200;
 		res.end();
 	});

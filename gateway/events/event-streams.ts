@@ -4,9 +4,12 @@ import { Context, Logger, Service, ServiceBroker } from "moleculer";
 import { Caller, callerOf, isAdmin } from "../../shared/caller";
 import { StreamEvent, streamRecords } from "../../shared/streams/stream-event";
 import { writerFor } from "../../shared/wire/write";
-import { PlazaError } from "../../shared/errors";
+import { failures, PlazaError } from "../../shared/errors";
 import { onInvalidation } from "../../shared/cache/node-caches";
 import { sessionCache } from "../../shared/sessions";
+import { profileCache } from "../../shared/profiles";
+import { openStreamsGauge } from "../../shared/metrics";
+import { ValueSeries } from "../../shared/observability/metric-series";
 import { wireJson } from "../respond";
 import { Missed, ReplayBuffer } from "./replay-buffer";
 import { Subscription, SubscriptionMeta } from "./subscription";
@@ -58,6 +61,10 @@ export class EventStreams {
 
 	private readonly byUser = new Map<string, Set<Subscription>>();
 
+	private readonly byOwner = new Map<string, Set<Subscription>>();
+
+	private readonly gauge: ValueSeries | undefined;
+
 	private readonly replay: ReplayBuffer;
 
 	private readonly sweeper: NodeJS.Timeout;
@@ -69,18 +76,25 @@ export class EventStreams {
 	constructor(
 		private readonly service: Service,
 		private readonly scopes: StreamScopes,
+		/** Streams one caller may hold open here (EVENT_STREAMS_PER_CALLER). */
+		private readonly perCaller: number,
 		readonly timings: StreamTimings = defaultStreamTimings,
 	) {
 		this.logger = service.logger;
+		this.gauge = openStreamsGauge(service.broker);
 		this.replay = new ReplayBuffer(timings.replayMax, timings.replayMaxAgeMs, Date.now() * 1000);
 		scopes.onChange(service.broker, userIds => {
 			this.refresh(userIds).catch((err: unknown) => this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"));
 		});
-		// A session that ends (signed out, its account taken back) ends its streams on every gateway: its events must stop with it.
+		// Streams end with the credentials that opened them, on every gateway: a session that ends (signed out, expired, its
+		// account taken back), or a user written to (password, roles, removal) for streams opened with a password, which reconnect to be checked again.
 		onInvalidation(service.broker, (cache, keys) => {
-			if (cache !== sessionCache.name) return;
-			const ended = new Set(keys);
-			for (const sub of [...this.byId.values()]) if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
+			if (cache === sessionCache.name) {
+				const ended = new Set(keys);
+				for (const sub of [...this.byId.values()]) if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
+			} else if (cache === profileCache.name) {
+				for (const userId of keys) for (const sub of [...(this.byUser.get(userId) ?? [])]) if (sub.sessionKey === undefined) this.end(sub);
+			}
 		});
 		// One sweep for all streams: a stream whose client stopped its heartbeats is ended, as ServiceStack does.
 		this.sweeper = setInterval(() => this.sweep(), Math.min(5_000, timings.idleTimeoutMs)).unref();
@@ -94,12 +108,16 @@ export class EventStreams {
 	async open(request: StreamRequest): Promise<void> {
 		const caller = callerOf(request.ctx);
 		const userId = caller?.userId;
+		const owner = ownerOf(caller, request.address);
+		this.checkRoom(owner);
 		// Resolved before the headers: a failure (the graph unreachable) still answers with its status.
 		const scope = userId ? await this.scopes.scopeOf(request.ctx, userId) : noScope;
 		if (request.res.destroyed) return;
+		// Again: streams of the same caller may have opened meanwhile.
+		this.checkRoom(owner);
 		const id = randomBytes(18).toString("base64url");
 		const meta = this.metaOf(caller, request.channels);
-		const sub = new Subscription(id, request.res, userId, request.address, caller?.sessionKey, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
+		const sub = new Subscription(id, request.res, userId, request.address, owner, caller?.sessionKey, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
 		const { res } = request;
 		res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
 		res.socket?.setNoDelay(true);
@@ -134,9 +152,14 @@ export class EventStreams {
 		for (const sub of reached) if (mayRead(sub, entry.readers)) sub.write(frame());
 	}
 
-	/** A heartbeat: the stream lives on, and hears cmd.onHeartbeat. */
-	pulse(id: string, address: string | undefined): Subscription {
+	/**
+	 * A heartbeat: the stream lives on, and hears cmd.onHeartbeat. Refused with another caller's credentials; taken
+	 * without any, as ServiceStack does (ServerEventsClient sends none outside a browser): a stream ends with its
+	 * credentials by their own announcements, not by its heartbeats.
+	 */
+	pulse(id: string, address: string | undefined, caller: Caller | undefined): Subscription {
 		const sub = this.accessible(id, address);
+		if (caller && sub.meta.isAuthenticated === "true" && ownerOf(caller, address) !== sub.owner) throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
 		sub.lastPulseAt = Date.now();
 		sub.write(Subscription.frame("cmd.onHeartbeat", JSON.stringify(sub.meta)));
 		return sub;
@@ -196,6 +219,12 @@ export class EventStreams {
 		}
 	}
 
+	/** 429 when the caller holds as many streams here as it may: one its client left is ended within the idle timeout. */
+	private checkRoom(owner: string): void {
+		if ((this.byOwner.get(owner)?.size ?? 0) < this.perCaller) return;
+		throw failures.tooManyRequests(Math.ceil(this.timings.idleTimeoutMs / 1000), `At most ${this.perCaller} event streams may be open at once per caller; close one first`);
+	}
+
 	private metaOf(caller: Caller | undefined, channels: string[]): SubscriptionMeta {
 		const anonymous = caller?.userId ? undefined : `-${++this.anonymous}`;
 		return {
@@ -209,13 +238,17 @@ export class EventStreams {
 
 	private add(sub: Subscription): void {
 		this.byId.set(sub.id, sub);
+		if (this.gauge) this.gauge.value = this.byId.size;
+		indexed(this.byOwner, sub.owner).add(sub);
 		if (sub.userId) indexed(this.byUser, sub.userId).add(sub);
 		for (const key of sub.keys) indexed(this.byKey, key).add(sub);
 	}
 
 	private remove(sub: Subscription): void {
 		if (!this.byId.delete(sub.id)) return;
+		if (this.gauge) this.gauge.value = this.byId.size;
 		sub.closed = true;
+		unindex(this.byOwner, sub.owner, sub);
 		if (sub.userId) unindex(this.byUser, sub.userId, sub);
 		for (const key of sub.keys) unindex(this.byKey, key, sub);
 		this.notifyPeers(sub, "onLeave");
@@ -252,6 +285,12 @@ export class EventStreams {
 		const before = Date.now() - this.timings.idleTimeoutMs;
 		for (const sub of [...this.byId.values()]) if (sub.lastPulseAt < before) this.end(sub);
 	}
+}
+
+/** Whom a stream counts against and answers to: its user, the admin key, else (anonymous) its client's address. */
+function ownerOf(caller: Caller | undefined, address: string | undefined): string {
+	if (caller?.userId) return `user:${caller.userId}`;
+	return isAdmin(caller) ? "admin" : `address:${address ?? ""}`;
 }
 
 /** Whether a stream may read an event: anyone when it names no readers, else a stream whose reach meets them. */

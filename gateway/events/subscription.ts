@@ -25,7 +25,9 @@ export class Subscription {
 		/** The signed-in user's id; undefined for an anonymous stream (which gets nothing private) or the admin key. */
 		readonly userId: string | undefined,
 		readonly address: string | undefined,
-		/** The key of the session it was opened with: when that session ends (signed out, taken back), so does the stream. */
+		/** Whom it counts against and answers to (see ownerOf): its user, the admin key, else its client's address. */
+		readonly owner: string,
+		/** The key of the session it was opened with: when that session ends (signed out, expired, taken back), so does the stream. */
 		readonly sessionKey: string | undefined,
 		public channels: string[],
 		readonly meta: SubscriptionMeta,

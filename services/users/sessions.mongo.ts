@@ -93,7 +93,10 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 		return keys;
 	}
 
-	async removeExpired(now: number): Promise<number> {
-		return (await this.store.write(this.sessions.deleteMany({ expires_time: { $lte: now } }))).deletedCount;
+	/** The keys deleted are those found ended: one that slid meanwhile is deleted only if it still is. */
+	async removeExpired(now: number): Promise<string[]> {
+		const keys = (await this.sessions.find({ expires_time: { $lte: now } }, { projection: { _id: 1 } }).toArray()).map(doc => doc._id);
+		if (keys.length) await this.store.write(this.sessions.deleteMany({ _id: { $in: keys }, expires_time: { $lte: now } }));
+		return keys;
 	}
 }

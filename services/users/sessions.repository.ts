@@ -60,9 +60,9 @@ export class SessionsRepository {
 		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id", [userId, except ?? ""])).map(row => row.id);
 	}
 
-	/** Deletes the sessions ended by `now`: how many. */
-	async removeExpired(now: number): Promise<number> {
-		return this.db.run("DELETE FROM sessions WHERE expires_time <= $1", [now]);
+	/** Deletes the sessions ended by `now`: their keys. */
+	async removeExpired(now: number): Promise<string[]> {
+		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE expires_time <= $1 RETURNING id", [now])).map(row => row.id);
 	}
 
 	private values(s: SessionRow) {

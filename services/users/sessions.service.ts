@@ -3,7 +3,7 @@ import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { MongoSessionsRepository, sessionsMongoMigrations } from "./sessions.mongo";
-import { expiryMixin } from "../../shared/persistence/expiry.mixin";
+import { periodicMixin } from "../../shared/persistence/periodic.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, SessionMeta } from "../../shared/caller";
 import { ResolvedSession, sessionCache, sessionKeyOf } from "../../shared/sessions";
@@ -26,11 +26,13 @@ interface SessionsMethods {
 	openSession(ctx: Context<unknown, SessionMeta>, user: Caller, persistent: boolean): Promise<string>;
 	signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller): Promise<Record<string, unknown>>;
 	ended(ctx: Context, keys: string[]): Promise<void>;
+	purgeExpired(): Promise<void>;
 }
 
 type SessionsVars = WithRepository<RepositoryContract<SessionsRepository>>;
 
-const purgeEveryMs = 10 * 60 * 1000;
+/** How often expired sessions are deleted and announced: a stream opened with one ends at most this long after it expires. */
+const purgeEveryMs = 60 * 1000;
 /** A session's expiry moves forward at most once a minute (or a quarter of its life), not at every request. */
 const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
 
@@ -54,7 +56,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
 				legacy: sessionsLegacy,
 			}),
-			expiryMixin(purgeEveryMs, "sessions"),
+			periodicMixin<unknown>(purgeEveryMs, "Purging expired sessions", (_repo, service) => (service as unknown as SessionsMethods).purgeExpired()),
 		],
 
 		actions: {
@@ -162,6 +164,14 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			async signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller) {
 				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
 				return { UserId: user.userId, SessionId, UserName: user.userName, DisplayName: user.displayName, ReferrerUrl: ctx.params.Continue || undefined };
+			},
+
+			/** Deletes the sessions ended by now, and says so like any other end: their streams too end on every gateway. */
+			async purgeExpired() {
+				const ctx = Context.create(this.broker);
+				ctx.service = this;
+				ctx.meta = {};
+				await this.ended(ctx, await this.repo.removeExpired(Date.now()));
 			},
 
 			/** Sessions gone: no gateway may go on taking their tokens from its cache (awaited before the answer). */

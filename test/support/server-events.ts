@@ -59,3 +59,57 @@ export class TestEvents {
 		return this.client.stop();
 	}
 }
+
+/** A stream read as plain text, with no client to reconnect it: what it received, and whether the server ended it. */
+export class RawStream {
+	text = "";
+
+	ended = false;
+
+	private constructor(
+		private readonly url: string,
+		private readonly abort: AbortController,
+	) {}
+
+	/** Opens a stream with these headers (none: anonymous) and waits for its cmd.onConnect; throws when it is refused. */
+	static async open(url: string, headers: Record<string, string> = {}): Promise<RawStream> {
+		const abort = new AbortController();
+		const res = await fetch(`${url}/event-stream?channels=home`, { headers, signal: abort.signal });
+		if (res.status !== 200 || !res.body) throw new Error(`The stream was refused: ${res.status} ${await res.text()}`);
+		const stream = new RawStream(url, abort);
+		// Read from now on; it never fails (an abort only ends it).
+		stream.read(res.body).catch(() => undefined);
+		await stream.until(() => stream.text.includes("cmd.onConnect"));
+		return stream;
+	}
+
+	/** Its subscription's id, from cmd.onConnect. */
+	get id(): string {
+		return String((JSON.parse(/data: cmd\.onConnect (.*)/.exec(this.text)?.[1] ?? "{}") as { id?: string }).id);
+	}
+
+	/** Waits until `done` holds, within `timeoutMs`. */
+	async until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!done()) {
+			if (Date.now() > deadline) throw new Error(`Not so within ${timeoutMs} ms; the stream ${this.ended ? "ended" : "is open"} and received ${JSON.stringify(this.text)}`);
+			await new Promise(resolve => setTimeout(resolve, 10));
+		}
+	}
+
+	/** Unregisters it (the gateway ends it at once) and drops the connection. */
+	async close(): Promise<void> {
+		if (!this.ended) await (await fetch(`${this.url}/event-unregister?id=${this.id}`, { method: "POST" })).text();
+		this.abort.abort();
+	}
+
+	private async read(body: ReadableStream<Uint8Array>): Promise<void> {
+		const decoder = new TextDecoder();
+		try {
+			for await (const chunk of body) this.text += decoder.decode(chunk, { stream: true });
+		} catch {
+			// Aborted by close(): it ended all the same.
+		}
+		this.ended = true;
+	}
+}
