@@ -19,4 +19,4 @@ USER 1000:1000
 # 3000: the gateway's HTTP port (PORT); 9090: probes and metrics when PROBE_PORT=9090.
 EXPOSE 3000 9090
 VOLUME ["/data"]
-CMD ["node", "dist/main.js"]
+CMD ["node", "--experimental-async-context-frame", "dist/main.js"]

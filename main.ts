@@ -3,6 +3,7 @@ import { constants } from "node:os";
 import { loadConfig } from "./shared/config";
 import { startProbeServer } from "./shared/probes";
 import { createPlaza } from "./plaza";
+import { contextFrameFlag, contextFrameMissing } from "./shared/idempotency/writes";
 
 /**
  * `npm start`, and every process of the distributed mode: runs Plaza as the environment says, with
@@ -13,6 +14,7 @@ import { createPlaza } from "./plaza";
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const broker = createPlaza(config);
+	if (contextFrameMissing()) broker.logger.warn(`Started without ${contextFrameFlag}: on Node 22 requests slow down once a write with an Idempotency-Key has run (npm start and the image pass it)`);
 	let probes: Server | undefined;
 	let stopping = false;
 	const stop = async (signal: NodeJS.Signals) => {

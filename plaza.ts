@@ -1,10 +1,10 @@
 import { Middleware, ServiceBroker, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "./shared/config";
 import { brokerOptions } from "./shared/broker-options";
+import { keepIdempotencySettings } from "./shared/idempotency/settings";
 import { usersService } from "./services/users/users.service";
 import { sessionsService } from "./services/users/sessions.service";
 import { limitsService } from "./services/users/limits.service";
-import { idempotencyService } from "./services/users/idempotency.service";
 import { graphService } from "./services/graph/graph.service";
 import { postsService } from "./services/posts/posts.service";
 import { venuesService } from "./services/venues/venues.service";
@@ -18,7 +18,7 @@ import { cachesService } from "./shared/cache/caches.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
-	users: [usersService, sessionsService, limitsService, idempotencyService],
+	users: [usersService, sessionsService, limitsService],
 	graph: [graphService],
 	posts: [postsService],
 	venues: [venuesService],
@@ -38,6 +38,7 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 
 	// Signals are main.ts's alone: Moleculer's own handlers ran a second stop beside it (every service stopped twice).
 	const broker = new ServiceBroker({ ...brokerOptions(config, extraMiddlewares), skipProcessEventRegistration: true });
+	keepIdempotencySettings(broker, config);
 	// Every node applies the cache invalidations the writers broadcast, whatever it runs.
 	broker.createService(cachesService());
 	// The gateway opens its port only once the services of its own process are up, so that a first

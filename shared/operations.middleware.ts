@@ -5,7 +5,7 @@ import { binderFor } from "./wire/bind";
 import { validateRequest } from "./wire/validate";
 import { callerOf, isAdmin } from "./caller";
 import { failures } from "./errors";
-import { runOnce } from "./idempotency";
+import { runOnce } from "./idempotency/run-once";
 
 /**
  * The one place every catalogue operation passes through, on whichever node runs it: the caller's

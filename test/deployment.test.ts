@@ -465,7 +465,8 @@ describe("Kubernetes manifests", () => {
 
 test("the Dockerfile runs the built entry point and exposes the gateway and probe ports", () => {
 	const dockerfile = read("Dockerfile");
-	expect(dockerfile).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+	// The flag keeps AsyncLocalStorage (idempotent writes) off promise hooks on Node 22 (shared/idempotency/writes.ts).
+	expect(dockerfile).toMatch(/CMD \["node", "--experimental-async-context-frame", "dist\/main\.js"\]/);
 	expect(dockerfile).toMatch(/EXPOSE 3000 9090/);
 	// The last USER is the one that runs: the node image's `node` (uid 1000), which k8s/ names by number.
 	expect([...dockerfile.matchAll(/^USER (\S+)$/gm)].map(m => m[1])).toEqual([imageUser]);

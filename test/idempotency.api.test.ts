@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createDecipheriv, createHmac, randomUUID } from "node:crypto";
 import { ActionHandler, ActionSchema, Context, Middleware } from "moleculer";
 import { ErrorBody, startPlaza, TestPlaza, WireRecord, plazaForSuite } from "./support/plaza";
 import { envelope, postSoap, TYPES } from "./support/soap";
@@ -123,13 +123,49 @@ describe("Idempotency-Key on writes", () => {
 	it("the store keeps neither the key nor the answer in clear (it may hold a session id)", async () => {
 		const key = randomUUID();
 		const reply = await plaza.http("POST", "/register", { UserName: `sealed_${Date.now()}`, Password: "correct horse battery", AutoLogin: true }, keyed(key));
-		const rows = await plaza.stored("idempotency").all("idempotency_keys");
+		// Keys live beside the records of the domain that ran the write (see runOnce).
+		const rows = await plaza.stored("users").all("idempotency_keys");
 		const stored = JSON.stringify(rows);
 		expect(stored).not.toContain(key);
 		expect(stored).not.toContain(String(reply.body.SessionId));
 		expect(stored).not.toContain("correct horse battery");
 	});
+	it("a caller who is not signed in cannot test a guessed password against another's key: each guess is a real sign-in", async () => {
+		const victim = await plaza.signUp();
+		const key = randomUUID();
+		const signedIn = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: victim.userName, Password: victim.password }, keyed(key));
+		expect(signedIn.status).toBe(200);
+		// Same address, same key, a wrong guess: refused as a sign-in (401, counted by the sign-in limits), not 422 "another request".
+		const guess = await plaza.http<ErrorBody>("POST", "/auth/credentials", { UserName: victim.userName, Password: "a wrong guess" }, keyed(key));
+		expect(guess.status).toBe(401);
+		expect(guess.text).not.toContain(signedIn.body.SessionId);
+	});
+
+	it("one who reads the store and knows the key still cannot open the answer: it is sealed with the server's secret", async () => {
+		const user = await plaza.signUp();
+		const key = randomUUID();
+		expect((await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "sealed for the server" }, keyed(key))).status).toBe(200);
+		// What a key alone once opened: a secret derived from the key and the caller's scope.
+		const fromKeyAlone = createHmac("sha256", key).update(`plaza idempotency\0user:${user.userId}`).digest();
+		const rows = await plaza.stored("posts").all("idempotency_keys");
+		const opened = rows.filter(row => typeof row.answer === "string" && opens(fromKeyAlone, row.answer));
+		expect(rows.length).toBeGreaterThan(0);
+		expect(opened).toEqual([]);
+	});
 });
+
+/** Whether an answer sealed as `iv.tag.ciphertext` (AES-256-GCM) opens under `secret`. */
+function opens(secret: Buffer, answer: string): boolean {
+	const [iv, tag, sealed] = answer.split(".").map(part => Buffer.from(part, "base64"));
+	try {
+		const decipher = createDecipheriv("aes-256-gcm", secret, iv);
+		decipher.setAuthTag(tag);
+		Buffer.concat([decipher.update(sealed), decipher.final()]);
+		return true;
+	} catch {
+		return false;
+	}
+}
 
 describe("a write whose answer does not come in time", () => {
 	let plaza: TestPlaza;

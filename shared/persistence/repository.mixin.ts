@@ -7,6 +7,11 @@ import { importLegacyOnce, LegacyImport } from "./legacy";
 import { announcedDomains, announcingChanges, domainAnnouncer } from "../cache/domain-changes";
 import { closeMongo, MongoStore, openMongo } from "./mongo/store";
 import { migrateMongo, MongoMigration } from "./mongo/migrations";
+import { periodicMixin } from "./periodic.mixin";
+import { IdempotencyKeys } from "../idempotency/keys";
+import { idempotencyKeysMigrations, keysDomain, SqlIdempotencyKeys } from "../idempotency/keys.sql";
+import { idempotencyKeysMongoMigrations, MongoIdempotencyKeys } from "../idempotency/keys.mongo";
+import { keyedWrites } from "../idempotency/writes";
 
 /** A domain's repository on MongoDB: its collections' versioned indexes, and the repository. */
 export interface MongoRepositoryOptions<Repo> {
@@ -30,18 +35,25 @@ export interface WithRepository<Repo> {
 	repo: Repo;
 	/** The SQL database (undefined on MongoDB). */
 	db?: SqlDatabase;
+	/** The Idempotency-Keys of the writes this service runs, in the same database as its records (see runOnce). */
+	idempotencyKeys?: IdempotencyKeys;
 }
 
 const retryConnectMs = 1000;
 
+const purgeKeysEveryMs = 60 * 1000;
+
 /**
  * A domain's persistence for its service: the database opened on create, its schema migrated on
  * start (retrying while the server is out of reach), the former embedded store imported once, and
- * the database given back on stop. The service talks to `this.repo` only.
+ * the database given back on stop. The service talks to `this.repo` only. Beside its records, the
+ * domain keeps its writes' idempotency keys, so that a write and its key's claim commit together.
  */
 export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOptions<Repo>): Partial<ServiceSchema> {
 	type This = Service & WithRepository<Repo> & { migrateSchema: () => Promise<number[]> };
 	return {
+		mixins: [periodicMixin(purgeKeysEveryMs, "Purging expired idempotency keys", async (_repo, service) => (service as This).idempotencyKeys?.removeExpired(Date.now()))],
+
 		created(this: Service) {
 			const self = this as This;
 			if (store.kind === "mongo") {
@@ -49,14 +61,23 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 				const db = openMongo(store.uri);
 				const announce = announcedDomains.has(options.domain) ? domainAnnouncer(options.domain, this.broker) : undefined;
 				self.repo = mongo.create(new MongoStore(db, announce));
-				self.migrateSchema = () => migrateMongo(db, options.domain, mongo.migrations);
+				self.idempotencyKeys = new MongoIdempotencyKeys(new MongoStore(db));
+				self.migrateSchema = async () => {
+					await migrateMongo(db, keysDomain, idempotencyKeysMongoMigrations);
+					return migrateMongo(db, options.domain, mongo.migrations);
+				};
 				return;
 			}
 			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
-			const sql = announcedDomains.has(options.domain) ? announcingChanges(db, options.domain, this.broker) : db;
+			const keyed = keyedWrites(db);
+			const sql = announcedDomains.has(options.domain) ? announcingChanges(keyed, options.domain, this.broker) : keyed;
 			self.db = sql;
 			self.repo = options.create(sql);
-			self.migrateSchema = () => migrate(sql, options.domain, options.migrations);
+			self.idempotencyKeys = new SqlIdempotencyKeys(db);
+			self.migrateSchema = async () => {
+				await migrate(db, keysDomain, idempotencyKeysMigrations);
+				return migrate(sql, options.domain, options.migrations);
+			};
 		},
 
 		async started(this: Service) {

@@ -30,7 +30,7 @@ export interface RunningProcess {
 /** Starts the built entry point (what `npm start` runs) with the given environment; MONGO_URI only where `env` gives it (the contract suites' server is not every child's store). */
 export function startMain(env: Record<string, string>): RunningProcess {
 	if (!fs.existsSync(mainScript)) throw new Error(`${mainScript} is missing: run "npm run build" first (npm test does)`);
-	const child = spawn(process.execPath, [mainScript], { env: { ...process.env, MONGO_URI: "", LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+	const child = spawn(process.execPath, ["--experimental-async-context-frame", mainScript], { env: { ...process.env, MONGO_URI: "", LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
 	let output = "";
 	child.stdout?.on("data", chunk => (output += chunk));
 	child.stderr?.on("data", chunk => (output += chunk));
