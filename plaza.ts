@@ -1,4 +1,4 @@
-import { Middleware, ServiceBroker, ServiceSchema } from "moleculer";
+import { Middleware, Service, ServiceBroker, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "./shared/config";
 import { brokerOptions } from "./shared/broker-options";
 import { keepIdempotencySettings } from "./shared/idempotency/settings";
@@ -12,7 +12,7 @@ import { systemsService } from "./services/systems/systems.service";
 import { devicesService } from "./services/systems/devices.service";
 import { reservationsService } from "./services/systems/reservations.service";
 import { mediaService } from "./services/systems/media.service";
-import { gatewayService } from "./gateway/gateway.service";
+import { GatewayPort, gatewayService } from "./gateway/gateway.service";
 import { descriptionService } from "./gateway/description/description.service";
 import { cachesService } from "./shared/cache/caches.service";
 
@@ -37,12 +37,17 @@ export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] 
 	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
 
 	// Signals are main.ts's alone: Moleculer's own handlers ran a second stop beside it (every service stopped twice).
-	const broker = new ServiceBroker({ ...brokerOptions(config, extraMiddlewares), skipProcessEventRegistration: true });
+	// The gateway's port opens last, once every service of the process is up (so a first request never meets a 503 in the
+	// embedded mode) and the node is announced; a failure to listen fails the start.
+	const broker = new ServiceBroker({
+		...brokerOptions(config, extraMiddlewares),
+		skipProcessEventRegistration: true,
+		started: async started => (started.getLocalService("gateway") as (Service & GatewayPort) | undefined)?.openPort(),
+	});
 	keepIdempotencySettings(broker, config);
 	// Every node applies the cache invalidations the writers broadcast, whatever it runs.
 	broker.createService(cachesService());
-	// The gateway opens its port only once the services of its own process are up, so that a first
-	// request never meets a 503 in the embedded mode; services on other nodes it does not wait for.
+	// The gateway starts after the services of its own process; services on other nodes it does not wait for.
 	const schemas = names.flatMap(n => serviceFactories[n].map(factory => factory(config)));
 	const local = schemas.filter(s => s.name !== "gateway");
 	for (const schema of local) broker.createService(schema);
