@@ -1,12 +1,13 @@
 import { Browser, Page } from "playwright-core";
 import { catalogue } from "../shared/catalogue";
 import { launchChromium } from "./support/chromium";
+import { describeNeeding, hasChromium } from "./support/machine-tools";
 import { startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 
 /** What these tests read of a page element (the DOM types are not in this project's lib). */
 type Shown = { textContent: string | null; getAttribute(name: string): string | null };
 
-describe("the API page (Swagger UI) in headless Chromium", () => {
+describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless Chromium", () => {
 	let plaza: TestPlaza;
 	let browser: Browser;
 	let page: Page;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Browser, Page } from "playwright-core";
 import { launchChromium } from "./support/chromium";
+import { describeNeeding, hasChromium } from "./support/machine-tools";
 import { startPlaza, Session, TestPlaza } from "./support/plaza";
 
 /** @servicestack/client as browsers load it (its ES module), unmodified. */
@@ -35,7 +36,7 @@ interface Received {
 }
 type EventsWindow = { ready?: boolean; received: Received[]; connectAs(userName: string, password: string): Promise<void> };
 
-describe("ServerEventsClient in headless Chromium, signed in by its session cookie", () => {
+describeNeeding("Chromium", hasChromium)("ServerEventsClient in headless Chromium, signed in by its session cookie", () => {
 	let plaza: TestPlaza;
 	let browser: Browser;
 	const problems: string[] = [];

@@ -2,9 +2,8 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { ADMIN_KEY, Session, startPlaza, TestPlaza, WireRecord } from "./support/plaza";
 import { comparable } from "./support/soap";
+import { describeNeeding, hasZeep, zeepPython as python } from "./support/machine-tools";
 
-/** Debian's python3 (python3-zeep is installed for it, see .ci/run), not whichever python3 is first on PATH. */
-const python = process.env.PLAZA_ZEEP_PYTHON ?? "/usr/bin/python3";
 const script = path.join(__dirname, "support", "zeep_client.py");
 
 type Results = Record<string, Record<string, unknown> & { ResponseStatus?: Record<string, unknown> | null }>;
@@ -22,7 +21,7 @@ function runZeep(scenario: unknown): Promise<Results> {
 	});
 }
 
-describe("SOAP 1.1 with python3-zeep in strict mode, from Plaza's own WSDL", () => {
+describeNeeding("python3-zeep", hasZeep)("SOAP 1.1 with python3-zeep in strict mode, from Plaza's own WSDL", () => {
 	let plaza: TestPlaza;
 	let ann: Session;
 	let bob: Session;
