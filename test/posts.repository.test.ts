@@ -6,7 +6,7 @@ import { Reader } from "../services/posts/posts.sql";
 import { FanOut, timelineBound } from "../services/posts/timelines.repository";
 import { readerSources } from "../services/posts/timeline-sources";
 import { MongoPostsRepository } from "../services/posts/posts.mongo";
-import { postsMongoMigrations } from "../services/posts/posts-documents.mongo";
+import { postsMongoMigrations } from "../services/posts/post-documents.mongo";
 import { Page } from "../shared/persistence/sql/paging";
 import { RepositoryContract } from "../shared/persistence/repository.mixin";
 import { MongoStore } from "../shared/persistence/mongo/store";

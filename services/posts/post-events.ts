@@ -2,7 +2,7 @@ import { Context, ServiceBroker } from "moleculer";
 import { announce, userKey } from "../../shared/streams/stream-event";
 import { audienceCache, audienceOf } from "../../shared/audience";
 import { onInvalidation } from "../../shared/cache/node-caches";
-import { postListKeys, postListSources, recipientKey } from "./post-lists";
+import { postListKeys, postListSources, recipientKey } from "./kept-post-lists";
 import { reachOf } from "./posts.sql";
 import { NewRecipient, PostRow } from "./posts.rows";
 import { readerSources, sourceKey } from "./timeline-sources";

@@ -12,24 +12,24 @@ interface NetworkRecord {
  * Everything the records of posts and comments show of users and networks, fetched for a whole page
  * at once: one call to the users service and one to the graph, whatever the page's size.
  */
-export class Names {
+export class RecordNames {
 	private constructor(
 		private readonly users: Map<string, Profile>,
 		private readonly networks: Map<string, NetworkRecord>,
 	) {}
 
-	static async of(ctx: Context, userIds: string[], networkIds: string[]): Promise<Names> {
+	static async of(ctx: Context, userIds: string[], networkIds: string[]): Promise<RecordNames> {
 		const unique = [...new Set(networkIds.filter(Boolean))];
 		const [users, networks] = await Promise.all([profilesOf(ctx, userIds), unique.length ? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique }) : Promise.resolve([])]);
-		return new Names(users, new Map(networks.map(n => [n.Id, n])));
+		return new RecordNames(users, new Map(networks.map(n => [n.Id, n])));
 	}
 
 	/** The names a page of posts (and what they embed) needs. */
-	static forPosts(ctx: Context, posts: PostRow[], embeds: Map<string, PostEmbeds>): Promise<Names> {
+	static forPosts(ctx: Context, posts: PostRow[], embeds: Map<string, PostEmbeds>): Promise<RecordNames> {
 		const recipients = [...embeds.values()].flatMap(e => e.recipients);
 		const comments = [...embeds.values()].flatMap(e => e.comments);
 		const contexts = posts.map(p => p.ContextId ?? "");
-		return Names.of(
+		return RecordNames.of(
 			ctx,
 			[...posts.map(p => p.AuthorId), ...comments.map(c => c.AuthorId), ...recipients.filter(r => r.ParticipantType === "User").map(r => r.RecipientId), ...contexts],
 			[...recipients.filter(r => r.ParticipantType === "Network").map(r => r.RecipientId), ...contexts],

@@ -7,7 +7,7 @@ import { isDuplicateKey, upsertOnce } from "../../shared/persistence/mongo/error
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { embeddedActivities, embeddedComments, embeddedRecipients, embeddedTags, Keyed, LegacyPost, PostsRepository } from "./posts.repository";
-import { PostListsContract } from "./posts.feed";
+import { PostListsContract } from "./post-lists";
 import { ActivityRow, byPost, CommentRow, NewRecipient, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
 import {
@@ -30,9 +30,9 @@ import {
 	toPost,
 	toRecipient,
 	toTag,
-} from "./posts-documents.mongo";
-import { MongoPostLists } from "./posts-feed.mongo";
-import { visiblePosts } from "./posts-visibility.mongo";
+} from "./post-documents.mongo";
+import { MongoPostLists } from "./post-lists.mongo";
+import { visiblePosts } from "./post-visibility.mongo";
 import { MongoTimelines, pushEntries } from "./timelines.mongo";
 import { FanOut, Timelines } from "./timelines.repository";
 

@@ -4,7 +4,7 @@ import { present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
-import { PostLists, PostListsContract } from "./posts.feed";
+import { PostLists, PostListsContract } from "./post-lists";
 import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
 import { insertMany, Params, Reader, visibleSql } from "./posts.sql";
 import { FanOut, pushEntries, Timelines } from "./timelines.repository";

@@ -7,14 +7,15 @@ import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
 import { audienceOf } from "../../shared/audience";
 import { invalidate } from "../../shared/cache/invalidation";
-import { Viewer, viewerOf } from "./visibility";
-import { Names } from "./post-records";
+import { readerOf } from "./reader";
+import { Reader } from "./posts.sql";
+import { RecordNames } from "./post-records";
 import { checkContext } from "./post-context";
 import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { MongoPostsRepository } from "./posts.mongo";
-import { postsMongoMigrations } from "./posts-documents.mongo";
-import { keepPostList, recipientListed, searchSources, tagListed } from "./post-lists";
+import { postsMongoMigrations } from "./post-documents.mongo";
+import { keepPostList, recipientListed, searchSources, tagListed } from "./kept-post-lists";
 import { postSources, readerSourcesOf, recipientSource, sourceKey } from "./timeline-sources";
 import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
@@ -25,7 +26,7 @@ import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
 
 interface PostsMethods {
-	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Viewer }>;
+	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Reader }>;
 	authoredPost(ctx: Context, id: string): Promise<PostRow>;
 	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
@@ -71,7 +72,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				await checkContext(ctx, fields.AuthorId, fields.ContextId);
 				const context = fields.ContextId ? [fields.ContextId] : [];
 				// One round of names: the recipients' kinds, and what the record shows of author and context.
-				const names = await Names.of(ctx, [fields.AuthorId, ...context, ...RecipientIds], [...context, ...RecipientIds]);
+				const names = await RecordNames.of(ctx, [fields.AuthorId, ...context, ...RecipientIds], [...context, ...RecipientIds]);
 				const recipients = [...new Set(RecipientIds)].map(id => {
 					const recipient = names.recipientOf(id);
 					if (!recipient) throw failures.field("RecipientIds", "InvalidValue", `${id} is neither a user nor a network`);
@@ -109,7 +110,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
 				const rows = await this.repo.recipients(post.Id, ctx.params);
 				const of = (type: string) => rows.filter(r => r.ParticipantType === type).map(r => r.RecipientId);
-				const names = await Names.of(ctx, of("User"), of("Network"));
+				const names = await RecordNames.of(ctx, of("User"), of("Network"));
 				return rows.map(r => names.recipient(r.ParticipantType, r.RecipientId));
 			}),
 
@@ -128,7 +129,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					.split(",")
 					.map(t => t.trim().toLowerCase())
 					.filter(Boolean);
-				const viewer = await viewerOf(ctx);
+				const viewer = await readerOf(ctx);
 				const posts = await this.repo.lists.searchByTag(viewer, names, ctx.params.ContextId, ctx.params);
 				keepPostList(ctx, ctx.params, posts, viewer.admin ? undefined : viewer.userId, searchSources(viewer, names, ctx.params.ContextId));
 				return this.postRecords(ctx, posts);
@@ -144,15 +145,15 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.UserPosts, async function (ctx) {
-				const names = await Names.of(ctx, [ctx.params.UserId], []);
+				const names = await RecordNames.of(ctx, [ctx.params.UserId], []);
 				if (!names.user(ctx.params.UserId)) throw failures.notFound(`User ${ctx.params.UserId}`);
-				const posts = await this.repo.lists.userPosts(await viewerOf(ctx), ctx.params.UserId, ctx.params);
+				const posts = await this.repo.lists.userPosts(await readerOf(ctx), ctx.params.UserId, ctx.params);
 				return this.postRecords(ctx, posts);
 			}),
 
 			...implement(postsOperations.CreateComment, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
-				const names = await Names.of(ctx, [ctx.params.AuthorId], []);
+				const names = await RecordNames.of(ctx, [ctx.params.AuthorId], []);
 				const author = names.user(ctx.params.AuthorId);
 				if (!author) throw failures.notFound(`User ${ctx.params.AuthorId}`);
 				const now = Date.now();
@@ -180,13 +181,13 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				await this.visiblePost(ctx, comment.PostId).catch(() => {
 					throw failures.notFound(`Comment ${ctx.params.Id}`);
 				});
-				return (await Names.of(ctx, [comment.AuthorId], [])).comment(comment);
+				return (await RecordNames.of(ctx, [comment.AuthorId], [])).comment(comment);
 			}),
 
 			...implement(postsOperations.PostComments, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const rows = await this.repo.comments(post.Id, ctx.params);
-				const names = await Names.of(
+				const names = await RecordNames.of(
 					ctx,
 					rows.map(c => c.AuthorId),
 					[],
@@ -224,7 +225,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				callers: ["media"],
 				async handler(ctx: Context<{ postIds: string[] }>) {
-					return this.repo.visibleAmong(ctx.params.postIds, await viewerOf(ctx));
+					return this.repo.visibleAmong(ctx.params.postIds, await readerOf(ctx));
 				},
 			},
 		},
@@ -232,7 +233,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 		methods: {
 			/** The post, if the caller may see it; a private post the caller may not see does not exist (404). */
 			async visiblePost(ctx: Context, id: string) {
-				const viewer = await viewerOf(ctx);
+				const viewer = await readerOf(ctx);
 				const post = await visiblePostOf(ctx, this.repo, id, viewer);
 				if (!post) throw failures.notFound(`Post ${id}`);
 				return { post, viewer };
@@ -253,12 +254,12 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					this.repo,
 					posts.map(p => p.Id),
 				);
-				return (await Names.forPosts(ctx, posts, embeds)).posts(posts, embeds);
+				return (await RecordNames.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
 			async addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string) {
 				const post = await this.authoredPost(ctx, postId);
-				const names = await Names.of(ctx, [id], [id]);
+				const names = await RecordNames.of(ctx, [id], [id]);
 				const recipient: NewRecipient | undefined = names.recipientOf(id);
 				if (!recipient || recipient.type !== type) throw failures.notFound(`${type} ${id}`);
 				const record = names.recipient(type, id);

@@ -6,8 +6,8 @@ import { PostRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
 import { FanOut, servedFromTimeline, timelineBound, Timelines, trimChance } from "./timelines.repository";
-import { insertUnlessThere, PostCollections, PostDocument, TimelineEntryDocument } from "./posts-documents.mongo";
-import { MongoPostLists, Row } from "./posts-feed.mongo";
+import { insertUnlessThere, PostCollections, PostDocument, TimelineEntryDocument } from "./post-documents.mongo";
+import { MongoPostLists, Row } from "./post-lists.mongo";
 
 /** A reader's timeline as `Timelines.reconcile` answers it: the horizon, and the digest of the sources it was built for. */
 type TimelineState = Awaited<ReturnType<Timelines["reconcile"]>>;

@@ -1,6 +1,6 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
 import { Page } from "../../shared/persistence/sql/paging";
-import { PostLists } from "./posts.feed";
+import { PostLists } from "./post-lists";
 import { noExpiry, PostRow } from "./posts.rows";
 import { insertMany, Params, Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";

@@ -2,12 +2,12 @@ import { Collection, Document, Filter } from "mongodb";
 import { failures } from "../../shared/errors";
 import { Anchor, Page } from "../../shared/persistence/sql/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
-import { Hit, LabelledHit, newestFirst, PostLists, unique, Window } from "./posts.feed";
+import { Hit, LabelledHit, newestFirst, PostLists, unique, Window } from "./post-lists";
 import { PostRow } from "./posts.rows";
 import { Reader, reachOf } from "./posts.sql";
 import { Selector } from "./timeline-sources";
-import { PostCollections, PostCopy, PostDocument, toPost } from "./posts-documents.mongo";
-import { visiblePosts } from "./posts-visibility.mongo";
+import { PostCollections, PostCopy, PostDocument, toPost } from "./post-documents.mongo";
+import { visiblePosts } from "./post-visibility.mongo";
 
 /** A post a part's index range found: its id and time, and its privacy and expiry (every list index holds them, so reading them costs no fetch). */
 export interface Row extends Hit {

@@ -1,6 +1,6 @@
 import { Filter } from "mongodb";
 import { Reader, reachOf } from "./posts.sql";
-import { PostCollections, PostDocument } from "./posts-documents.mongo";
+import { PostCollections, PostDocument } from "./post-documents.mongo";
 
 /**
  * Of these posts, those addressed to the reader or to one of their networks, asked of the recipient
