@@ -11,6 +11,7 @@ import { sealedTransit } from "./bus/sealed-transit";
 import { internalCallers } from "./bus/internal-callers";
 import { PlazaNats } from "./bus/plaza-nats";
 import { lostNodes } from "./bus/lost-nodes";
+import { metricsReportingTo } from "./moleculer-internals";
 
 /** Failures that say a node is in trouble (timeouts, gone, overloaded), not that a request was wrong. */
 const nodeTrouble = (err: unknown) => {
@@ -66,8 +67,8 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
 		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
 		registry: { stopDelay: config.transporter ? 1000 : 0 },
-		// A reporter instance (Moleculer takes one, though its typings list only names); process and OS measures even when NODE_ENV is "test", where Moleculer drops them.
-		metrics: { enabled: true, collectProcessMetrics: true, reporter: [new PrometheusText()] } as unknown as BrokerOptions["metrics"],
+		// A reporter instance (see metricsReportingTo); process and OS measures even when NODE_ENV is "test", where Moleculer drops them.
+		metrics: metricsReportingTo([new PrometheusText()], { enabled: true, collectProcessMetrics: true }),
 		// Off unless TRACING or TRACING_EXPORTER asks; spans never carry params, meta or answers (see tracingOptions).
 		tracing: tracingOptions(cluster),
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).

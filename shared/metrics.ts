@@ -1,6 +1,6 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 import { nodeMetricsText } from "./observability/node-metrics";
-import { MoleculerMetric, prometheusFormat } from "./observability/prometheus-format";
+import { prometheusFormat } from "./observability/prometheus-format";
 import { addFamilies, boundFamilies, HistogramFamily, HistogramSeries, sharedValueFamily, ValueFamily, ValueSeries } from "./observability/metric-series";
 
 /** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
@@ -12,6 +12,9 @@ export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "p
  * are left out, and the text is valid Prometheus (see prometheusFormat).
  */
 export class PrometheusText extends MetricReporters.Prometheus {
+	/** Set by the base reporter's init, read by its labelsToStr (Moleculer's typings leave it out). */
+	declare defaultLabels: Record<string, unknown> | undefined;
+
 	constructor(opts: ConstructorParameters<typeof MetricReporters.Prometheus>[0] = {}) {
 		super({ ...opts, excludes: [...hostDetailMetrics, ...[opts?.excludes ?? []].flat()] });
 	}
@@ -20,11 +23,11 @@ export class PrometheusText extends MetricReporters.Prometheus {
 		// The base reporter's init (registry, logger, prefix); the Prometheus one would also listen on a port.
 		MetricReporters.Base.prototype.init.call(this, registry);
 		const labels = this.opts.defaultLabels;
-		(this as unknown as { defaultLabels: unknown }).defaultLabels = typeof labels === "function" ? labels.call(this, registry) : labels;
+		this.defaultLabels = typeof labels === "function" ? labels.call(this, registry) : labels;
 	}
 
 	override generatePrometheusResponse(): string {
-		const { store, broker } = this.registry as unknown as { store: Map<string, MoleculerMetric>; broker: object };
+		const { store, broker } = this.registry;
 		return prometheusFormat([...store.values(), ...boundFamilies(broker)], this);
 	}
 
@@ -32,7 +35,8 @@ export class PrometheusText extends MetricReporters.Prometheus {
 }
 
 function reporterOf(broker: ServiceBroker): PrometheusText | undefined {
-	const reporters = (broker.metrics as unknown as { reporter?: unknown[] }).reporter ?? [];
+	// Undefined while metrics are off.
+	const reporters: MetricReporters.Base[] = broker.metrics.reporter ?? [];
 	return reporters.find((r): r is PrometheusText => r instanceof PrometheusText);
 }
 

@@ -104,6 +104,7 @@ export const commentColumns = `id AS "Id", post_id AS "PostId", context_id AS "C
 /** A post as selected with `postColumns`: 0/1 back to a boolean, the JSON details spread, nulls dropped. */
 export function postFromRow(row: Record<string, unknown>): PostRow {
 	const { Details, IsPrivate, ...fields } = row;
+	// Cast: the columns are named as PostRow's fields (postColumns), which a row read by SQL cannot tell TypeScript.
 	return present({ ...fields, IsPrivate: Number(IsPrivate) === 1, ...fromJson(Details) }) as unknown as PostRow;
 }
 

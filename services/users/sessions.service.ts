@@ -56,7 +56,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
 				legacy: sessionsLegacy,
 			}),
-			periodicMixin<unknown>(purgeEveryMs, "Purging expired sessions", (_repo, service) => (service as unknown as SessionsMethods).purgeExpired()),
+			periodicMixin<unknown, SessionsMethods>(purgeEveryMs, "Purging expired sessions", (_repo, service) => service.purgeExpired()),
 		],
 
 		actions: {

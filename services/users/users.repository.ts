@@ -131,11 +131,12 @@ const updateUser = (() => {
 
 /** A row as read: lists and roles parsed, Cloaked a boolean, empty columns left out. */
 function toUser<T extends UserRow>(row: T): T {
+	// Cast: the row comes typed as the record it becomes, but holds JSON text and 0/1 until decoded here, in place.
 	const record = present(row) as unknown as Record<string, unknown>;
 	for (const field of [...Object.keys(listColumns), "Roles"]) if (typeof record[field] === "string") record[field] = JSON.parse(record[field]);
 	record.Roles ??= [];
 	record.Cloaked = Number(record.Cloaked) === 1;
-	return record as unknown as T;
+	return row;
 }
 
 /** The request field a unique violation is about: each unique index names its key column (on MongoDB too, in the message). */

@@ -1,8 +1,5 @@
 import { ServiceBroker } from "moleculer";
-
-interface NatsClient {
-	flush?: () => Promise<void>;
-}
+import { canFlush, transporterWithClient } from "../moleculer-internals";
 
 /** How long a barrier waits for the bus at most: past it (the bus down, a node stalled) the read goes on as before. */
 const maxWaitMs = 250;
@@ -24,14 +21,14 @@ const maxWaitMs = 250;
  */
 export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
 	// NATS only (its client's flush): over another transporter a gateway handles its requests without one.
-	const transporter = (broker.transit as unknown as { tx?: { client?: NatsClient | null } } | undefined)?.tx;
-	if (!transporter || !("client" in transporter)) return undefined;
+	const transporter = transporterWithClient(broker);
+	if (!transporter) return undefined;
 	let gathering: Promise<void> | undefined;
 	const flush = async (): Promise<void> => {
 		let timer: NodeJS.Timeout | undefined;
 		const gaveUp = new Promise<void>(resolve => (timer = setTimeout(resolve, maxWaitMs)));
 		const client = transporter.client;
-		if (typeof client?.flush === "function") await Promise.race([client.flush().catch(() => undefined), gaveUp]);
+		if (canFlush(client)) await Promise.race([client.flush().catch(() => undefined), gaveUp]);
 		clearTimeout(timer);
 		await new Promise(resolve => setImmediate(resolve));
 	};

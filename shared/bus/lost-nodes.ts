@@ -1,14 +1,6 @@
 import { Middleware, ServiceBroker } from "moleculer";
 import { PlazaNats } from "./plaza-nats";
 
-/** The parts of Moleculer's transit and registry used here (its typings leave them out). */
-interface Transit {
-	pendingRequests: Map<string, { nodeID?: string | null }>;
-}
-interface Registry {
-	nodes: { disconnected(nodeID: string, unexpected: boolean): void };
-}
-
 export interface LostNodeTiming {
 	/** How often the calls in flight are looked at. */
 	everyMs: number;
@@ -37,14 +29,14 @@ export function lostNodes(transporter: PlazaNats, timing: LostNodeTiming = defau
 			const probe = async (nodeID: string) => {
 				probing.add(nodeID);
 				try {
-					if ((await transporter.presenceOf(nodeID, timing.probeTimeoutMs)) === "gone") (broker.registry as unknown as Registry).nodes.disconnected(nodeID, true);
+					if ((await transporter.presenceOf(nodeID, timing.probeTimeoutMs)) === "gone") broker.registry.nodes.disconnected(nodeID, true);
 				} finally {
 					probing.delete(nodeID);
 				}
 			};
 			timer = setInterval(() => {
 				const now = Date.now();
-				const pending = (broker.transit as unknown as Transit | undefined)?.pendingRequests ?? new Map<string, { nodeID?: string | null }>();
+				const pending = broker.transit?.pendingRequests ?? new Map<string, { nodeID?: string | null }>();
 				for (const id of firstSeen.keys()) if (!pending.has(id)) firstSeen.delete(id);
 				const overdue = new Set<string>();
 				for (const [id, request] of pending) {

@@ -1,13 +1,6 @@
 import { Logger, Middleware, ServiceBroker } from "moleculer";
 import { DropReason, packetSeal, SealOptions } from "./seal";
-
-/** What Moleculer passes a transporter's send: the packet travels beside its serialized bytes. */
-interface SendMeta {
-	packet?: { type?: string; target?: string | null };
-}
-
-type Send = (topic: string, data: Buffer, meta: SendMeta) => Promise<void>;
-type Receive = (cmd: string, data: Buffer, s?: unknown) => unknown;
+import { TransporterReceive, TransporterSend, wrappingMiddleware } from "../moleculer-internals";
 
 /**
  * Every packet a node puts on the bus sealed (see seal.ts), and every packet it takes off opened,
@@ -22,17 +15,16 @@ export function sealedTransit(secret: string, options: Partial<SealOptions> = {}
 	const seal = packetSeal(secret, options);
 	let broker: ServiceBroker;
 	let warn: (reason: DropReason, cmd: string) => void;
-	// Cast: Moleculer's typings give these hooks the wrapped method's result type, not the wrapper's.
-	return {
+	return wrappingMiddleware({
 		name: "PlazaSealedTransit",
 		created(created: ServiceBroker) {
 			broker = created;
 			warn = rateLimitedWarning(created.getLogger("bus"));
 		},
-		transporterSend(next: Send): Send {
+		transporterSend(next: TransporterSend): TransporterSend {
 			return (topic, data, meta) => next(topic, seal.seal(meta.packet?.type ?? topic, meta.packet?.target ?? undefined, data), meta);
 		},
-		transporterReceive(next: Receive): Receive {
+		transporterReceive(next: TransporterReceive): TransporterReceive {
 			return (cmd, data, s) => {
 				const opened = seal.open(cmd, broker.nodeID, data);
 				if (opened.ok) return next(cmd, opened.data, s);
@@ -40,7 +32,7 @@ export function sealedTransit(secret: string, options: Partial<SealOptions> = {}
 				return undefined;
 			};
 		},
-	} as unknown as Middleware;
+	});
 }
 
 /** At most one warning per reason every 10 s, counting the drops in between: a flood of forgeries must not flood the log. */

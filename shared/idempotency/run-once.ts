@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Context } from "moleculer";
+import { Context, Service } from "moleculer";
 import { Operation } from "../catalogue";
 import { callerOf, CallerMeta, isAdmin, SessionMeta, SessionDirective } from "../caller";
 import { FieldError, PlazaError } from "../errors";
@@ -73,7 +73,7 @@ export async function runOnce(ctx: Context, op: Operation, run: () => Promise<un
 
 /** The keys of the domain that runs the write: every service with a catalogue write has a repository. */
 function keysOf(ctx: Context, op: Operation): IdempotencyKeys {
-	const keys = (ctx.service as unknown as WithRepository<unknown> | undefined)?.idempotencyKeys;
+	const keys = (ctx.service as (Service & WithRepository<unknown>) | null)?.idempotencyKeys;
 	if (!keys) throw new Error(`${op.action} runs writes but its service keeps no idempotency keys (it has no repositoryMixin)`);
 	return keys;
 }

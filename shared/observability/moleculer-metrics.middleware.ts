@@ -1,8 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { ActionSchema, Context, Middleware, ServiceBroker } from "moleculer";
 import { addFamilies, HistogramFamily, HistogramSeries, ValueFamily, ValueSeries } from "./metric-series";
-
-type Handler = (this: unknown, ...args: unknown[]) => unknown;
+import { Handler, wrappingMiddleware } from "../moleculer-internals";
 type Failure = { name?: string; code?: number | string; type?: string } | undefined;
 
 /** Moleculer's default buckets for its request and event times, in milliseconds. */
@@ -149,7 +148,7 @@ export function moleculerMetricsMiddleware(): Middleware {
 				: next;
 		};
 
-	const middleware = {
+	return wrappingMiddleware({
 		name: "PlazaMoleculerMetrics",
 		created(broker: ServiceBroker) {
 			if (broker.isMetricsEnabled()) addFamilies(broker, Object.values(family));
@@ -184,6 +183,5 @@ export function moleculerMetricsMiddleware(): Middleware {
 		transitMessageHandler: counting(countBy(family.receivedPackets, "type")),
 		transporterSend: countingPackets(family.sent, family.sentBytes),
 		transporterReceive: countingPackets(family.receivedTotal, family.receivedBytes),
-	};
-	return middleware as unknown as Middleware;
+	});
 }

@@ -52,7 +52,7 @@ const purgeKeysEveryMs = 60 * 1000;
 export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOptions<Repo>): Partial<ServiceSchema> {
 	type This = Service & WithRepository<Repo> & { migrateSchema: () => Promise<number[]> };
 	return {
-		mixins: [periodicMixin(purgeKeysEveryMs, "Purging expired idempotency keys", async (_repo, service) => (service as This).idempotencyKeys?.removeExpired(Date.now()))],
+		mixins: [periodicMixin<Repo, WithRepository<Repo>>(purgeKeysEveryMs, "Purging expired idempotency keys", async (_repo, service) => service.idempotencyKeys?.removeExpired(Date.now()))],
 
 		created(this: Service) {
 			const self = this as This;

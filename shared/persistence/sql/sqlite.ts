@@ -55,6 +55,12 @@ function rowMaker(columns: string[]): (values: unknown[]) => Row {
 	};
 }
 
+/** A row as a statement set to return arrays gives it (node:sqlite's typings know only objects). */
+function valuesOf(row: unknown): unknown[] {
+	if (!Array.isArray(row)) throw new Error("Expected a row as an array: the statement was not set to return arrays");
+	return row;
+}
+
 function bind(params: readonly SqlValue[]): Bound[] {
 	return params.map(value => {
 		if (value === undefined || value === null) return null;
@@ -119,12 +125,12 @@ export class SqliteDatabase implements SqlDatabase {
 		dialect,
 		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => {
 			const { statement, row } = this.statement(sql);
-			return (statement.all(...bind(params)) as unknown as unknown[][]).map(row) as T[];
+			return statement.all(...bind(params)).map(values => row(valuesOf(values))) as T[];
 		},
 		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => {
 			const { statement, row } = this.statement(sql);
-			const values = statement.get(...bind(params)) as unknown as unknown[] | undefined;
-			return values && (row(values) as T);
+			const values = statement.get(...bind(params));
+			return values && (row(valuesOf(values)) as T);
 		},
 		run: async (sql: string, params: readonly SqlValue[] = []) => Number(this.statement(sql).statement.run(...bind(params)).changes),
 	};
