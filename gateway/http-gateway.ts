@@ -41,11 +41,12 @@ const drainMs = 10_000;
 /**
  * The HTTP face of Plaza, made from the operation catalogue: REST routes, the generic reply route,
  * SOAP and the description, one error shape. It knows protocols, not domains: no operation is named
- * here. A request goes: format → route → caller → budget → body → operation (or page) → answer.
+ * here. A request goes: format → route → bus barrier → caller → budget → body → cross-site check →
+ * kept answer or operation (or page) → answer.
  *
  * Built on node:http with find-my-way, body-parser, qs, cookie and cors rather than
  * moleculer-web, whose per-request cost (an action call of its own through every broker middleware,
- * alias resolution by regular expressions) was most of what a small read cost (see README).
+ * alias resolution by regular expressions) was most of what a small read cost (docs/decisions/0002-own-gateway-over-moleculer-web.md).
  */
 export class HttpGateway {
 	private readonly routes: Routes;
@@ -237,6 +238,7 @@ export class HttpGateway {
 	private async dispatch(found: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
 		const { op, params } = await this.callOf(found, req);
 		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
+		// Kept answers skip the operations middleware: only a caller of the scope the action named gets one (docs/architecture.md, Kept answers).
 		const keepable = op.cacheResponse && req.$format !== "xml";
 		const kept = keepable ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {

@@ -51,6 +51,7 @@ const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex
 export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[]): BrokerOptions {
 	const { cluster } = config;
 	if (config.transporter && !cluster.secret) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
+	// Every packet sealed, each call for its node (docs/architecture.md, The sealed bus).
 	const bus = config.transporter && cluster.secret ? [sealedTransit(cluster.secret)] : [];
 	const { watch, ...transported } = transport(config.transporter);
 	return {

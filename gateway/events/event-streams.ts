@@ -194,7 +194,7 @@ export class EventStreams {
 
 	private replayTo(sub: Subscription, missed: Missed): void {
 		if ("reload" in missed) {
-			// Older than the window: the client must read its feed again (see README, Server Events).
+			// Older than the window: the client must read its feed again (docs/server-events.md).
 			sub.write(Subscription.frame("cmd.onReload", JSON.stringify({ windowStart: missed.windowStart })));
 			return;
 		}

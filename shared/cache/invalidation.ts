@@ -18,6 +18,7 @@ const broadcastInvalidation = batchedBroadcast<Invalidation>(invalidationEvent);
  * ahead of the reply, and nats-server queues it for every node before it passes the reply on. It
  * writes to each node on its own, so a gateway also flushes NATS before it handles a request
  * (see bus-barrier.ts). The invalidations a node makes in one turn leave in one packet per node.
+ * A write that forgets to call it leaves other nodes' caches stale (docs/architecture.md, The invalidation broadcast).
  */
 export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
 	const unique = [...new Set(keys.filter((key): key is string => !!key))];

@@ -69,6 +69,7 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 				return;
 			}
 			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
+			// Writes mark an Idempotency-Key's claim, and in announced domains move their generation (docs/architecture.md, Keyed writes; Domain generations).
 			const keyed = keyedWrites(db);
 			const sql = announcedDomains.has(options.domain) ? announcingChanges(keyed, options.domain, this.broker) : keyed;
 			self.db = sql;

@@ -32,7 +32,7 @@ export function openDatabase(store: StoreConfig, domain: string, log: (message: 
 			return shared.db;
 		}
 		case "mongo":
-			throw new Error("MONGO_URI: Plaza's repositories run on SQLite (DATA_DIR) and PostgreSQL (DATABASE_URL); the MongoDB ones are not written yet. Unset MONGO_URI.");
+			throw new Error("MONGO_URI: a MongoDB store is opened by repositoryMixin, not as a SQL database");
 	}
 }
 

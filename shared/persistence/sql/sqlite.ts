@@ -171,6 +171,7 @@ export class SqliteDatabase implements SqlDatabase {
 	}
 
 	async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+		// What is a write is read from the SQL text (docs/architecture.md, Recognising a write from its SQL text).
 		if (!isReadOnly(sql)) return this.transaction(tx => tx.all<T>(sql, params));
 		return this.read(() => this.direct.all<T>(sql, params));
 	}
