@@ -1,10 +1,10 @@
 import { ActionHandler, ActionSchema, Context, Middleware } from "moleculer";
 import Joi from "joi";
-import { operationOf, Operation } from "./catalogue";
+import { operationOf } from "./catalogue";
 import { binderFor } from "./wire/bind";
 import { validateRequest } from "./wire/validate";
-import { callerOf, isAdmin } from "./caller";
-import { failures } from "./errors";
+import { callerOf } from "./caller";
+import { checkAccess, checkActors } from "./access";
 import { runOnce } from "./idempotency/run-once";
 
 /**
@@ -21,29 +21,12 @@ export const operationsMiddleware: Middleware = {
 		const bind = binderFor(op.request);
 		// Async, so that a refusal is a rejected promise: thrown synchronously inside Moleculer's bulkhead, it would keep its slot for good.
 		return async function checkedOperation(this: unknown, ctx: Context) {
-			checkAccess(op, ctx);
+			checkAccess(op, callerOf(ctx));
 			const params = validateRequest(op.request as Joi.ObjectSchema<Record<string, unknown>>, bind((ctx.params ?? {}) as Record<string, unknown>));
-			checkActors(op, ctx, params);
+			checkActors(op, callerOf(ctx), params);
 			ctx.params = params;
 			// A write with an Idempotency-Key runs once per key; its answer is kept where it runs (see runOnce).
 			return runOnce(ctx, op, () => handler.call(this as never, ctx) as Promise<unknown>);
 		};
 	},
 };
-
-/** 401 for a caller who must sign in first, 403 for one without the Admin role an operation needs. */
-function checkAccess(op: Operation, ctx: Context): void {
-	if (op.access === "public") return;
-	const caller = callerOf(ctx);
-	if (!caller) throw failures.unauthorized();
-	if (op.access === "admin" && !isAdmin(caller)) throw failures.forbidden(`${op.name} is for administrators only`);
-}
-
-/** Everyone but an admin acts only as themselves: each actor field must hold the caller's own id. */
-function checkActors(op: Operation, ctx: Context, params: Record<string, unknown>): void {
-	const caller = callerOf(ctx);
-	if (!op.actors || isAdmin(caller)) return;
-	for (const field of op.actors) {
-		if (params[field] !== undefined && params[field] !== caller?.userId) throw failures.forbidden(`You may act only as yourself: ${field} is not your id`);
-	}
-}
