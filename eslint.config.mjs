@@ -16,25 +16,40 @@ export default defineConfig(
 			"@typescript-eslint/no-floating-promises": ["error", { ignoreVoid: false }],
 			"@typescript-eslint/no-misused-promises": "error",
 			"@typescript-eslint/await-thenable": "error",
-			"@typescript-eslint/no-unused-vars": ["error", { args: "after-used", argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true }],
+			"@typescript-eslint/no-unused-vars": [
+				"error",
+				{
+					args: "after-used",
+					argsIgnorePattern: "^_",
+					varsIgnorePattern: "^_",
+					caughtErrorsIgnorePattern: "^_",
+					ignoreRestSiblings: true,
+				},
+			],
 			"@typescript-eslint/no-explicit-any": "error",
 			"@typescript-eslint/no-unsafe-assignment": "error",
 			"@typescript-eslint/no-unsafe-member-access": "error",
 			"@typescript-eslint/no-unsafe-call": "error",
 			"@typescript-eslint/no-unsafe-return": "error",
 			"@typescript-eslint/no-unsafe-argument": "error",
-			// A `let` that a callback reads before its one assignment (a signal handler set before start-up ends) must stay a `let`.
+			// A `let` that a callback reads before its one assignment (a signal handler set before start-up ends) must stay a
+			// `let`.
 			"prefer-const": ["error", { ignoreReadBeforeAssign: true }],
 			// Passing on an error a callback or a catch received, unchanged, is what these promise wrappers are for.
-			"@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
-			// Style, not bugs: an async function without await still turns a throw into a rejection, which interfaces here expect.
+			"@typescript-eslint/prefer-promise-reject-errors": [
+				"error",
+				{ allowThrowingAny: true, allowThrowingUnknown: true },
+			],
+			// Style, not bugs: an async function without await still turns a throw into a rejection, which interfaces here
+			// expect.
 			"@typescript-eslint/require-await": "off",
 		},
 	},
 	{
 		files: ["test/**/*.ts"],
 		rules: {
-			// Jest's asymmetric matchers (expect.any, objectContaining…) are typed `any` by design, to sit inside expected values.
+			// Jest's asymmetric matchers (expect.any, objectContaining…) are typed `any` by design, to sit inside expected
+			// values.
 			"@typescript-eslint/no-unsafe-assignment": "off",
 		},
 	},

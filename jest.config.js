@@ -39,7 +39,13 @@ module.exports = {
 	coverageProvider: "v8",
 	// The MongoDB code runs only against a MongoDB server (MONGO_URI): without one it is left out of the
 	// figures rather than counted as untested (README, "How MongoDB is tested").
-	collectCoverageFrom: ["{services,shared,gateway}/**/*.ts", "main.ts", "plaza.ts", "!**/*.d.ts", ...(process.env.MONGO_URI ? [] : ["!**/*.mongo.ts", "!shared/persistence/mongo/**"])],
+	collectCoverageFrom: [
+		"{services,shared,gateway}/**/*.ts",
+		"main.ts",
+		"plaza.ts",
+		"!**/*.d.ts",
+		...(process.env.MONGO_URI ? [] : ["!**/*.mongo.ts", "!shared/persistence/mongo/**"]),
+	],
 	coverageReporters: ["text-summary"],
 	coverageThreshold: { global: { lines: 80, branches: 85, functions: 90 } },
 	projects: [

@@ -14,7 +14,10 @@ import { contextFrameFlag, contextFrameMissing } from "./shared/idempotency/writ
 async function main(): Promise<void> {
 	const config = loadConfig();
 	const broker = createPlaza(config);
-	if (contextFrameMissing()) broker.logger.warn(`Started without ${contextFrameFlag}: on Node 22 requests slow down once a write with an Idempotency-Key has run (npm start and the image pass it)`);
+	if (contextFrameMissing())
+		broker.logger.warn(
+			`Started without ${contextFrameFlag}: on Node 22 requests slow down once a write with an Idempotency-Key has run (npm start and the image pass it)`,
+		);
 	let probes: Server | undefined;
 	let stopping = false;
 	const stop = async (signal: NodeJS.Signals) => {
@@ -38,7 +41,8 @@ async function main(): Promise<void> {
 	process.on("SIGINT", () => stopOn("SIGINT"));
 	process.on("SIGTERM", () => stopOn("SIGTERM"));
 	// Probes first: an orchestrator sees the process alive (and not yet ready) while it starts.
-	probes = config.cluster.probePort !== undefined ? await startProbeServer(broker, config.cluster.probePort) : undefined;
+	probes =
+		config.cluster.probePort !== undefined ? await startProbeServer(broker, config.cluster.probePort) : undefined;
 	await broker.start();
 	// With a gateway here, it says where Plaza is ready once it listens (gateway.service.ts).
 	if (!broker.getLocalService("gateway"))

@@ -34,7 +34,10 @@ export const serviceFactories: Record<string, Array<(config: PlazaConfig) => Ser
 export function createPlaza(config: PlazaConfig, extraMiddlewares: Middleware[] = []): ServiceBroker {
 	const names = config.services ?? Object.keys(serviceFactories);
 	const unknown = names.filter(n => !serviceFactories[n]);
-	if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`);
+	if (unknown.length)
+		throw new Error(
+			`Unknown service(s) in SERVICES: ${unknown.join(", ")}; known: ${Object.keys(serviceFactories).join(", ")}`,
+		);
 
 	// Signals are main.ts's alone: Moleculer's own handlers ran a second stop beside it (every service stopped twice).
 	// The gateway's port opens last, once every service of the process is up (so a first request never meets a 503 in the

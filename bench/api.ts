@@ -1,8 +1,18 @@
 /** Calls to Plaza's API outside a measured load (sign-ups, seeding, checks), and running them a few at a time. */
 
 /** One JSON call; anything but a 2xx throws with the answer's text. */
-export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-	const res = await fetch(base + path, { method, headers: { "Content-Type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+export async function call(
+	base: string,
+	method: string,
+	path: string,
+	body?: unknown,
+	headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+	const res = await fetch(base + path, {
+		method,
+		headers: { "Content-Type": "application/json", ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
 	const text = await res.text();
 	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
 	return text ? (JSON.parse(text) as Record<string, unknown>) : {};

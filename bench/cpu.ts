@@ -2,13 +2,19 @@ import { LoadResult } from "./load";
 import { cpuTimesOf } from "./plaza-process";
 import { onServer } from "../test/support/postgres";
 
-/** A process whose CPU is counted, and the group its time is added to (one per Plaza node, "postgres" for all the database's backends). */
+/**
+ * A process whose CPU is counted, and the group its time is added to (one per Plaza node, "postgres" for all the
+ * database's backends).
+ */
 export interface Measured {
 	group: string;
 	pid: number;
 }
 
-/** The CPU a load cost, per request answered, in µs: each group's user and system time, and the load generator's own (this process). */
+/**
+ * The CPU a load cost, per request answered, in µs: each group's user and system time, and the load generator's own
+ * (this process).
+ */
 export interface CpuPerRequest {
 	result: LoadResult;
 	groups: Array<{ group: string; user: number; system: number }>;
@@ -20,7 +26,10 @@ export interface CpuPerRequest {
  * at both ends: a PostgreSQL pool may open backends during the load (counted from zero), and one
  * that ended meanwhile is lost, which a warmed-up pool makes rare.
  */
-export async function cpuPerRequest(processes: () => Promise<Measured[]>, run: () => Promise<LoadResult>): Promise<CpuPerRequest> {
+export async function cpuPerRequest(
+	processes: () => Promise<Measured[]>,
+	run: () => Promise<LoadResult>,
+): Promise<CpuPerRequest> {
 	const before = new Map((await processes()).map(p => [p.pid, timesOf(p.pid)]));
 	const own = process.cpuUsage();
 	const result = await run();
@@ -53,6 +62,9 @@ function timesOf(pid: number): { user: number; system: number } | undefined {
 
 /** The server processes of PostgreSQL serving `database` now (its backends). */
 export async function postgresBackends(database: string): Promise<Measured[]> {
-	const pids = await onServer(async client => (await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database])).rows);
+	const pids = await onServer(
+		async client =>
+			(await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database])).rows,
+	);
 	return pids.map(({ pid }) => ({ group: "postgres", pid }));
 }

@@ -37,9 +37,13 @@ async function main(): Promise<void> {
 		);
 		const total = groups.reduce((sum, p) => sum + p.user + p.system, loadGenerator);
 		const cpu = [...groups.map(p => `${p.group} ${p.user}+${p.system}`), `load generator ${loadGenerator}`];
-		console.log(`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}; CPU µs per request (user+system): ${cpu.join(", ")}`);
+		console.log(
+			`${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}; CPU µs per request (user+system): ${cpu.join(", ")}`,
+		);
 		// What the machine could give were every core busy all the time with this CPU per request.
-		console.log(`${total} µs of CPU per request in all: ${os.cpus().length} cores always busy would serve at most ${Math.round((os.cpus().length * 1e6) / total)} req/s`);
+		console.log(
+			`${total} µs of CPU per request in all: ${os.cpus().length} cores always busy would serve at most ${Math.round((os.cpus().length * 1e6) / total)} req/s`,
+		);
 	} finally {
 		await plaza.stop();
 	}

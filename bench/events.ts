@@ -35,56 +35,98 @@ interface OpenStream {
 	req: http.ClientRequest;
 }
 
-/** Opens a stream (its own socket, as a browser's EventSource has), resolving at cmd.onConnect; notes when each post id arrives. */
+/**
+ * Opens a stream (its own socket, as a browser's EventSource has), resolving at cmd.onConnect; notes when each post id
+ * arrives.
+ */
 function openStream(base: string, token: string): Promise<OpenStream> {
 	return new Promise((resolve, reject) => {
 		const received = new Map<string, number>();
 		let buffered = "";
 		let connected = false;
-		const req = http.get(`${base}/event-stream?channels=home`, { headers: { "X-ss-id": token, Accept: "text/event-stream" } }, res => {
-			if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
-			res.setEncoding("utf8");
-			res.on("data", (chunk: string) => {
-				const at = performance.now();
-				buffered += chunk;
-				let end: number;
-				while ((end = buffered.indexOf("\n\n")) >= 0) {
-					const frame = buffered.slice(0, end);
-					buffered = buffered.slice(end + 2);
-					const data =
-						frame
-							.split("\n")
-							.find(line => line.startsWith("data: "))
-							?.slice(6) ?? "";
-					if (data.startsWith("cmd.Post ")) received.set(String((JSON.parse(data.slice(9)) as { Id: string }).Id), at);
-					else if (!connected && data.startsWith("cmd.onConnect ")) {
-						connected = true;
-						resolve({ received, subscriptionId: String((JSON.parse(data.slice(14)) as { id: string }).id), req });
+		const req = http.get(
+			`${base}/event-stream?channels=home`,
+			{ headers: { "X-ss-id": token, Accept: "text/event-stream" } },
+			res => {
+				if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
+				res.setEncoding("utf8");
+				res.on("data", (chunk: string) => {
+					const at = performance.now();
+					buffered += chunk;
+					let end: number;
+					while ((end = buffered.indexOf("\n\n")) >= 0) {
+						const frame = buffered.slice(0, end);
+						buffered = buffered.slice(end + 2);
+						const data =
+							frame
+								.split("\n")
+								.find(line => line.startsWith("data: "))
+								?.slice(6) ?? "";
+						if (data.startsWith("cmd.Post "))
+							received.set(String((JSON.parse(data.slice(9)) as { Id: string }).Id), at);
+						else if (!connected && data.startsWith("cmd.onConnect ")) {
+							connected = true;
+							resolve({ received, subscriptionId: String((JSON.parse(data.slice(14)) as { id: string }).id), req });
+						}
 					}
-				}
-			});
-		});
+				});
+			},
+		);
 		req.on("error", err => (connected ? undefined : reject(err)));
 	});
 }
 
 const signed = (factor: number) => `${factor >= 1 ? "+" : ""}${(100 * (factor - 1)).toFixed(1)} %`;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+	sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function run(index: number): Promise<void> {
-	const plaza: BenchPlaza = await startBenchPlaza({ DATA_DIR: ":memory:", PASSWORD_HASH_COST: "test", LOG_LEVEL: "error" });
+	const plaza: BenchPlaza = await startBenchPlaza({
+		DATA_DIR: ":memory:",
+		PASSWORD_HASH_COST: "test",
+		LOG_LEVEL: "error",
+	});
 	try {
 		const base = plaza.url;
-		const author = await call(base, "POST", "/register", { UserName: `author${Date.now()}`, Password: "bench password", FirstName: "Author", LastName: "Bench", AutoLogin: true });
+		const author = await call(base, "POST", "/register", {
+			UserName: `author${Date.now()}`,
+			Password: "bench password",
+			FirstName: "Author",
+			LastName: "Bench",
+			AutoLogin: true,
+		});
 		const authorHeaders = { "X-ss-id": String(author.SessionId) };
 		const tokens: string[] = new Array<string>(streamCount);
 		await each(streamCount, 16, async i => {
-			const user = await call(base, "POST", "/register", { UserName: `reader${i}x${Date.now()}`, Password: "bench password", FirstName: "Reader", LastName: "Bench", AutoLogin: true });
+			const user = await call(base, "POST", "/register", {
+				UserName: `reader${i}x${Date.now()}`,
+				Password: "bench password",
+				FirstName: "Reader",
+				LastName: "Bench",
+				AutoLogin: true,
+			});
 			tokens[i] = String(user.SessionId);
-			if (i < followerCount) await call(base, "POST", "/Subscriptions", { SubscriberId: user.UserId, SubscribedToId: author.UserId }, { "X-ss-id": tokens[i] });
+			if (i < followerCount)
+				await call(
+					base,
+					"POST",
+					"/Subscriptions",
+					{ SubscriberId: user.UserId, SubscribedToId: author.UserId },
+					{ "X-ss-id": tokens[i] },
+				);
 		});
-		const seedPost = await call(base, "POST", "/Posts", { AuthorId: author.UserId, Content: "kept by the gateway" }, authorHeaders);
-		const rest = restScenarios(String(seedPost.Id), tokens.slice(followerCount - 50, followerCount), await userIdsOf(base, tokens.slice(followerCount - 50, followerCount)));
+		const seedPost = await call(
+			base,
+			"POST",
+			"/Posts",
+			{ AuthorId: author.UserId, Content: "kept by the gateway" },
+			authorHeaders,
+		);
+		const rest = restScenarios(
+			String(seedPost.Id),
+			tokens.slice(followerCount - 50, followerCount),
+			await userIdsOf(base, tokens.slice(followerCount - 50, followerCount)),
+		);
 		// Warmed first (compiled, caches filled), so that "without" is not also "cold".
 		for (const spec of Object.values(rest)) await load(base, spec, 2);
 		const restBefore = await measureRest(base, rest);
@@ -117,11 +159,18 @@ async function run(index: number): Promise<void> {
 		const fanOuts: string[] = [];
 		for (let round = 0; round < 3; round++) {
 			const sent = performance.now();
-			const post = await call(base, "POST", "/Posts", { AuthorId: author.UserId, Content: `fan-out ${round}` }, authorHeaders);
+			const post = await call(
+				base,
+				"POST",
+				"/Posts",
+				{ AuthorId: author.UserId, Content: `fan-out ${round}` },
+				authorHeaders,
+			);
 			const answeredMs = performance.now() - sent;
 			const id = String(post.Id);
 			const deadline = Date.now() + 10_000;
-			while (streams.slice(0, followerCount).some(s => !s.received.has(id)) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 5));
+			while (streams.slice(0, followerCount).some(s => !s.received.has(id)) && Date.now() < deadline)
+				await new Promise(resolve => setTimeout(resolve, 5));
 			const delays = streams
 				.slice(0, followerCount)
 				.map(s => s.received.get(id))
@@ -139,10 +188,15 @@ async function run(index: number): Promise<void> {
 		for (const s of streams) s.req.destroy();
 		const stillOpen = await untilClosed(base);
 		const restAfter = await measureRest(base, rest);
-		console.log(`run ${index}: ${streamCount} streams opened in ${openMs} ms; RSS idle ${idleRss} MB, with streams ${openRss} MB (+${openRss - idleRss} MB)`);
-		console.log(`  the gateway's CPU, no request but heartbeats: ${idleCpu.toFixed(1)} % of a core idle, ${openCpu.toFixed(1)} % with the streams open`);
+		console.log(
+			`run ${index}: ${streamCount} streams opened in ${openMs} ms; RSS idle ${idleRss} MB, with streams ${openRss} MB (+${openRss - idleRss} MB)`,
+		);
+		console.log(
+			`  the gateway's CPU, no request but heartbeats: ${idleCpu.toFixed(1)} % of a core idle, ${openCpu.toFixed(1)} % with the streams open`,
+		);
 		for (const line of fanOuts) console.log(`  ${line}`);
-		if (stillOpen > 0) console.log(`  ${stillOpen} streams were still open at the gateway during the last "without" block`);
+		if (stillOpen > 0)
+			console.log(`  ${stillOpen} streams were still open at the gateway during the last "without" block`);
 		for (const name of Object.keys(rest)) {
 			const without = [restBefore[name], restAfter[name]];
 			const within = restWith.map(block => block[name]);
@@ -161,7 +215,9 @@ async function run(index: number): Promise<void> {
 
 /** Each reader's user id, from their session. */
 async function userIdsOf(base: string, tokens: string[]): Promise<string[]> {
-	return Promise.all(tokens.map(async token => String((await call(base, "GET", "/auth", undefined, { "X-ss-id": token })).UserId)));
+	return Promise.all(
+		tokens.map(async token => String((await call(base, "GET", "/auth", undefined, { "X-ss-id": token })).UserId)),
+	);
 }
 
 /** R2, R4 and W1 as `npm run bench` sends them, by 50 signed-in readers. */
@@ -171,12 +227,20 @@ function restScenarios(postId: string, tokens: string[], userIds: string[]): Rec
 	return {
 		"R2 FindPost": { method: "GET", path: () => `/Posts/${postId}`, headers: as },
 		"R4 UserFeed": { method: "GET", path: (_i, c) => `/Users/${userOf(c)}/Feed?Limit=20`, headers: as },
-		"W1 CreatePost": { method: "POST", path: () => "/Posts", body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark post ${i}`, Tags: ["bench", `t${i % 100}`] }), headers: as },
+		"W1 CreatePost": {
+			method: "POST",
+			path: () => "/Posts",
+			body: (i, c) => ({ AuthorId: userOf(c), Content: `Benchmark post ${i}`, Tags: ["bench", `t${i % 100}`] }),
+			headers: as,
+		},
 	};
 }
 
 /** Each scenario against a reference answering Plaza's bytes, reference first: Plaza's rate as a ratio. */
-async function measureRest(base: string, scenarios: Record<string, RequestSpec>): Promise<Record<string, { plaza: LoadResult; ratio: number }>> {
+async function measureRest(
+	base: string,
+	scenarios: Record<string, RequestSpec>,
+): Promise<Record<string, { plaza: LoadResult; ratio: number }>> {
 	const results: Record<string, { plaza: LoadResult; ratio: number }> = {};
 	for (const [name, spec] of Object.entries(scenarios)) {
 		const reference = await startReference(await sample(base, spec), os.tmpdir());
@@ -198,19 +262,57 @@ async function distributed(index: number): Promise<void> {
 	const rate = Number(args.rate ?? 10);
 	const nats = await TestNats.start();
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-events-"));
-	const common = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", DATA_DIR: dataDir, PASSWORD_HASH_COST: "test", LOG_LEVEL: "error" };
-	const nodes = [startService({ ...common, SERVICES: "users,graph,venues,systems", NODE_ID: "bench-domains" }), startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts" })];
+	const common = {
+		TRANSPORTER: nats.url,
+		CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef",
+		DATA_DIR: dataDir,
+		PASSWORD_HASH_COST: "test",
+		LOG_LEVEL: "error",
+	};
+	const nodes = [
+		startService({ ...common, SERVICES: "users,graph,venues,systems", NODE_ID: "bench-domains" }),
+		startService({ ...common, SERVICES: "posts", NODE_ID: "bench-posts" }),
+	];
 	const gateways: BenchPlaza[] = [];
 	try {
-		for (const name of ["a", "b"]) gateways.push(await startBenchPlaza({ ...common, SERVICES: "gateway", PORT: String(await freePort()), NODE_ID: `bench-gateway-${name}` }, "/ready"));
+		for (const name of ["a", "b"])
+			gateways.push(
+				await startBenchPlaza(
+					{ ...common, SERVICES: "gateway", PORT: String(await freePort()), NODE_ID: `bench-gateway-${name}` },
+					"/ready",
+				),
+			);
 		const [a, b] = gateways.map(g => g.url);
-		const author = await untilAnswered(() => call(a, "POST", "/register", { UserName: `author${Date.now()}`, Password: "bench password", FirstName: "Author", LastName: "Bench", AutoLogin: true }));
-		for (const gateway of [a, b]) await untilAnswered(() => call(gateway, "GET", "/Search/Posts", undefined, { "X-ss-id": String(author.SessionId) }));
+		const author = await untilAnswered(() =>
+			call(a, "POST", "/register", {
+				UserName: `author${Date.now()}`,
+				Password: "bench password",
+				FirstName: "Author",
+				LastName: "Bench",
+				AutoLogin: true,
+			}),
+		);
+		for (const gateway of [a, b])
+			await untilAnswered(() =>
+				call(gateway, "GET", "/Search/Posts", undefined, { "X-ss-id": String(author.SessionId) }),
+			);
 		const tokens: string[] = new Array<string>(readerCount);
 		await each(readerCount, 8, async i => {
-			const user = await call(b, "POST", "/register", { UserName: `reader${i}x${Date.now()}`, Password: "bench password", FirstName: "Reader", LastName: "Bench", AutoLogin: true });
+			const user = await call(b, "POST", "/register", {
+				UserName: `reader${i}x${Date.now()}`,
+				Password: "bench password",
+				FirstName: "Reader",
+				LastName: "Bench",
+				AutoLogin: true,
+			});
 			tokens[i] = String(user.SessionId);
-			await call(b, "POST", "/Subscriptions", { SubscriberId: user.UserId, SubscribedToId: author.UserId }, { "X-ss-id": tokens[i] });
+			await call(
+				b,
+				"POST",
+				"/Subscriptions",
+				{ SubscriberId: user.UserId, SubscribedToId: author.UserId },
+				{ "X-ss-id": tokens[i] },
+			);
 		});
 		const streams: OpenStream[] = [];
 		await each(readerCount, 32, async i => {
@@ -221,7 +323,13 @@ async function distributed(index: number): Promise<void> {
 		const sent = new Map<string, number>();
 		for (let n = 0; n < postCount; n++) {
 			const at = performance.now();
-			const post = await call(a, "POST", "/Posts", { AuthorId: author.UserId, Content: `across gateways ${n}` }, { "X-ss-id": String(author.SessionId) });
+			const post = await call(
+				a,
+				"POST",
+				"/Posts",
+				{ AuthorId: author.UserId, Content: `across gateways ${n}` },
+				{ "X-ss-id": String(author.SessionId) },
+			);
 			sent.set(String(post.Id), at);
 			await new Promise(resolve => setTimeout(resolve, Math.max(0, 1000 / rate - (performance.now() - at))));
 		}

@@ -21,7 +21,9 @@ export interface LoadResult {
 	non2xx: number;
 }
 
-/** Drives `base` with `connections` concurrent clients for `seconds` (autocannon, one request in flight per connection). */
+/**
+ * Drives `base` with `connections` concurrent clients for `seconds` (autocannon, one request in flight per connection).
+ */
 export async function load(base: string, spec: RequestSpec, seconds: number, connections = 50): Promise<LoadResult> {
 	let sequence = 0;
 	let nextConnection = 0;
@@ -40,18 +42,31 @@ export async function load(base: string, spec: RequestSpec, seconds: number, con
 						...request,
 						method: spec.method,
 						path: spec.path(i, context.connection),
-						headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(spec.headers?.(context.connection) ?? {}) },
+						headers: {
+							...(body === undefined ? {} : { "content-type": "application/json" }),
+							...(spec.headers?.(context.connection) ?? {}),
+						},
 						body: body === undefined ? undefined : JSON.stringify(body),
 					};
 				},
 			},
 		],
 	});
-	return { rps: result.requests.average, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+	return {
+		rps: result.requests.average,
+		requests: result.requests.total,
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		errors: result.errors + result.timeouts,
+		non2xx: result.non2xx,
+	};
 }
 
 /** One answer of Plaza to the scenario's first request: the bytes a reference server answers. */
-export async function sample(url: string, spec: RequestSpec): Promise<{ status: number; contentType: string; body: Buffer }> {
+export async function sample(
+	url: string,
+	spec: RequestSpec,
+): Promise<{ status: number; contentType: string; body: Buffer }> {
 	const body = spec.body?.(0, 0);
 	const res = await fetch(url + spec.path(0, 0), {
 		method: spec.method,

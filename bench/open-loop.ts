@@ -32,7 +32,8 @@ export const passP99Ms = 50;
 const timeoutMs = 10_000;
 
 const ascending = (values: number[]) => values.sort((a, b) => a - b);
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0);
+const percentile = (sorted: number[], p: number) =>
+	sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 
 /**
  * Sends `next()`'s requests at `rate` a second with exponential gaps (Poisson arrivals) for
@@ -40,7 +41,15 @@ const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math
  * needs keep-alive and no small cap). Each latency counts from when the request was due, so a
  * stalled server (or generator) shows in it instead of slowing the load down (coordinated omission).
  */
-export async function openLoopStep(base: string, agent: http.Agent, next: () => OpenRequest, rand: () => number, rate: number, seconds: number, warmupSeconds: number): Promise<StepResult> {
+export async function openLoopStep(
+	base: string,
+	agent: http.Agent,
+	next: () => OpenRequest,
+	rand: () => number,
+	rate: number,
+	seconds: number,
+	warmupSeconds: number,
+): Promise<StepResult> {
 	const { hostname, port } = new URL(base);
 	const start = performance.now();
 	const measuredFrom = start + warmupSeconds * 1000;
@@ -55,7 +64,9 @@ export async function openLoopStep(base: string, agent: http.Agent, next: () => 
 		const measured = due >= measuredFrom;
 		if (measured) lags.push(performance.now() - due);
 		const body = request.body === undefined ? undefined : Buffer.from(request.body);
-		const headers = body ? { ...request.headers, "Content-Type": "application/json", "Content-Length": String(body.length) } : request.headers;
+		const headers = body
+			? { ...request.headers, "Content-Type": "application/json", "Content-Length": String(body.length) }
+			: request.headers;
 		const done = new Promise<void>(resolve => {
 			let settled = false;
 			// Once per request: an answer read to its end, or a failure (a socket error, a timeout, an answer cut short).
@@ -72,11 +83,14 @@ export async function openLoopStep(base: string, agent: http.Agent, next: () => 
 				}
 				resolve();
 			};
-			const req = http.request({ hostname, port, method: request.method, path: request.path, headers, agent, timeout: timeoutMs }, res => {
-				res.resume();
-				res.on("end", () => settle(res.statusCode ?? 0));
-				res.on("close", () => settle());
-			});
+			const req = http.request(
+				{ hostname, port, method: request.method, path: request.path, headers, agent, timeout: timeoutMs },
+				res => {
+					res.resume();
+					res.on("end", () => settle(res.statusCode ?? 0));
+					res.on("close", () => settle());
+				},
+			);
 			req.on("timeout", () => req.destroy(new Error("timed out")));
 			req.on("error", () => settle());
 			req.end(body);
@@ -108,7 +122,9 @@ export async function openLoopStep(base: string, agent: http.Agent, next: () => 
 	};
 }
 
-/** The steps of `rates` in turn, up to the first that fails; capacity is the highest rate that passed (0 if none did). */
+/**
+ * The steps of `rates` in turn, up to the first that fails; capacity is the highest rate that passed (0 if none did).
+ */
 export async function openLoopLadder(
 	base: string,
 	next: () => OpenRequest,

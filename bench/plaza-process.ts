@@ -21,7 +21,13 @@ export interface BenchPlaza {
 export async function startBenchPlaza(env: Record<string, string>, firstPath = "/health"): Promise<BenchPlaza> {
 	const port = env.PORT ?? String(await freePort());
 	const started = Date.now();
-	const proc = startMain({ ADMIN_API_KEY: benchAdminKey, RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn", PORT: port, ...env });
+	const proc = startMain({
+		ADMIN_API_KEY: benchAdminKey,
+		RATE_LIMIT_PER_MINUTE: "100000000",
+		LOG_LEVEL: "warn",
+		PORT: port,
+		...env,
+	});
 	const url = `http://127.0.0.1:${port}`;
 	await waitForAnswer(url + firstPath, proc);
 	const coldStartMs = Date.now() - started;
@@ -77,10 +83,18 @@ export async function cpuShareOf(pid: number, ms: number): Promise<number> {
 }
 
 /** A raw node:http server answering `answer` (what Plaza answered) to every request. */
-export async function startReference(answer: { status: number; contentType: string; body: Buffer }, dir: string): Promise<{ url: string; stop(): void }> {
+export async function startReference(
+	answer: { status: number; contentType: string; body: Buffer },
+	dir: string,
+): Promise<{ url: string; stop(): void }> {
 	const file = path.join(dir, `answer-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-	fs.writeFileSync(file, JSON.stringify({ status: answer.status, contentType: answer.contentType, body: answer.body.toString("base64") }));
-	const child = spawn(process.execPath, [path.join(path.dirname(mainScript), "bench", "reference-server.js"), file], { stdio: ["ignore", "pipe", "inherit"] });
+	fs.writeFileSync(
+		file,
+		JSON.stringify({ status: answer.status, contentType: answer.contentType, body: answer.body.toString("base64") }),
+	);
+	const child = spawn(process.execPath, [path.join(path.dirname(mainScript), "bench", "reference-server.js"), file], {
+		stdio: ["ignore", "pipe", "inherit"],
+	});
 	const port = await new Promise<string>((resolve, reject) => {
 		child.stdout.once("data", chunk => resolve(String(chunk).trim()));
 		child.once("exit", code => reject(new Error(`reference server exited (${code})`)));
@@ -88,7 +102,10 @@ export async function startReference(answer: { status: number; contentType: stri
 	return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill("SIGTERM") };
 }
 
-/** Plaza in several processes over a nats-server of its own: a node with the gateway (and the services it names), and the other nodes by name. */
+/**
+ * Plaza in several processes over a nats-server of its own: a node with the gateway (and the services it names), and
+ * the other nodes by name.
+ */
 export interface ClusterPlaza {
 	gateway: BenchPlaza;
 	nodes: Record<string, RunningProcess>;
@@ -103,10 +120,20 @@ export interface ClusterPlaza {
  * `gatewayServices`, all with `common` (the store: DATA_DIR or DATABASE_URL) and what `env` adds by
  * name ("gateway" or a node's); resolves once the gateway reaches every service over the bus.
  */
-export async function startCluster(common: Record<string, string>, gatewayServices: string, nodes: Record<string, string>, env: Record<string, Record<string, string>> = {}): Promise<ClusterPlaza> {
+export async function startCluster(
+	common: Record<string, string>,
+	gatewayServices: string,
+	nodes: Record<string, string>,
+	env: Record<string, Record<string, string>> = {},
+): Promise<ClusterPlaza> {
 	const nats = await TestNats.start();
 	const shared = { TRANSPORTER: nats.url, CLUSTER_SECRET: "bench-cluster-secret-0123456789abcdef", ...common };
-	const running = Object.fromEntries(Object.entries(nodes).map(([name, services]) => [name, startService({ ...shared, SERVICES: services, NODE_ID: `bench-${name}`, ...env[name] })]));
+	const running = Object.fromEntries(
+		Object.entries(nodes).map(([name, services]) => [
+			name,
+			startService({ ...shared, SERVICES: services, NODE_ID: `bench-${name}`, ...env[name] }),
+		]),
+	);
 	const stopNodes = async () => {
 		for (const node of Object.values(running)) {
 			node.child.kill("SIGTERM");
@@ -116,7 +143,16 @@ export async function startCluster(common: Record<string, string>, gatewayServic
 	};
 	let gateway: BenchPlaza;
 	try {
-		gateway = await startBenchPlaza({ ...shared, SERVICES: gatewayServices, PORT: String(await freePort()), NODE_ID: "bench-gateway", ...env.gateway }, "/ready");
+		gateway = await startBenchPlaza(
+			{
+				...shared,
+				SERVICES: gatewayServices,
+				PORT: String(await freePort()),
+				NODE_ID: "bench-gateway",
+				...env.gateway,
+			},
+			"/ready",
+		);
 	} catch (err) {
 		await stopNodes();
 		throw err;
@@ -125,7 +161,11 @@ export async function startCluster(common: Record<string, string>, gatewayServic
 		gateway,
 		nodes: running,
 		nats,
-		pids: () => ({ gateway: gateway.proc.child.pid!, ...Object.fromEntries(Object.entries(running).map(([name, node]) => [name, node.child.pid!])), nats: nats.pid! }),
+		pids: () => ({
+			gateway: gateway.proc.child.pid!,
+			...Object.fromEntries(Object.entries(running).map(([name, node]) => [name, node.child.pid!])),
+			nats: nats.pid!,
+		}),
 		stop: async () => {
 			await gateway.stop();
 			await stopNodes();
@@ -140,9 +180,15 @@ export async function startCluster(common: Record<string, string>, gatewayServic
 	return cluster;
 }
 
-/** Waits until the gateway reaches the users, graph and posts services (a 503 means one is not found on the bus yet). */
+/**
+ * Waits until the gateway reaches the users, graph and posts services (a 503 means one is not found on the bus yet).
+ */
 async function untilServed(url: string): Promise<void> {
-	const probes = ["/Users?Limit=1", `/Users/${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}/Connections`, "/Search/Posts?Limit=1"];
+	const probes = [
+		"/Users?Limit=1",
+		`/Users/${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}/Connections`,
+		"/Search/Posts?Limit=1",
+	];
 	const headers = { Authorization: `Bearer ${benchAdminKey}` };
 	for (let i = 0; i < 600; i++) {
 		const statuses = await Promise.all(probes.map(async probe => (await fetch(url + probe, { headers })).status));
@@ -153,6 +199,14 @@ async function untilServed(url: string): Promise<void> {
 }
 
 /** D1's deployment: the gateway node with the other domains, and posts in a node of its own, on one data folder. */
-export function startD1(dataDir: string, env: { gateway?: Record<string, string>; posts?: Record<string, string> } = {}): Promise<ClusterPlaza> {
-	return startCluster({ DATA_DIR: dataDir }, "gateway,users,graph,venues,systems", { posts: "posts" }, { gateway: env.gateway ?? {}, posts: env.posts ?? {} });
+export function startD1(
+	dataDir: string,
+	env: { gateway?: Record<string, string>; posts?: Record<string, string> } = {},
+): Promise<ClusterPlaza> {
+	return startCluster(
+		{ DATA_DIR: dataDir },
+		"gateway,users,graph,venues,systems",
+		{ posts: "posts" },
+		{ gateway: env.gateway ?? {}, posts: env.posts ?? {} },
+	);
 }

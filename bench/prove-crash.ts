@@ -18,7 +18,8 @@ async function main(): Promise<void> {
 	if (!Number.isInteger(cycles) || cycles < 1) throw new Error("--cycles takes a whole number of kill cycles");
 	const unknown = engines.filter(e => !["sqlite", "postgres", "mongo", "cluster"].includes(e));
 	if (unknown.length) throw new Error(`Unknown engine(s) ${unknown.join(", ")}: sqlite, postgres, mongo or cluster`);
-	if (engines.includes("mongo") && !process.env.MONGO_URI) throw new Error("--engine mongo needs MONGO_URI (a MongoDB server to make a database on)");
+	if (engines.includes("mongo") && !process.env.MONGO_URI)
+		throw new Error("--engine mongo needs MONGO_URI (a MongoDB server to make a database on)");
 	const results: CrashFigures[] = [];
 	for (const engine of engines) {
 		const figures = await proveCrashes({ engine, cycles, log: line => console.log(line) });

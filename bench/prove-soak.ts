@@ -22,7 +22,8 @@ interface Sample {
 	status: number;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0);
+const percentile = (sorted: number[], p: number) =>
+	sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
 
 async function main(): Promise<void> {
 	const minutes = option("minutes", 3);
@@ -44,11 +45,28 @@ async function main(): Promise<void> {
 		const people: Array<{ userName: string; userId: string; token: string; post: string }> = [];
 		for (let i = 0; i < 20; i++) {
 			const userName = `soak.${i}.${Date.now()}`;
-			const reg = await send("POST", "/register", { UserName: userName, Password: "soak passphrase", FirstName: "Soak", LastName: `${i}`, AutoLogin: true });
-			const post = await send("POST", "/Posts", { AuthorId: reg.body.UserId, Content: `first of ${i}`, Tags: [`t${i % 5}`] }, { "X-ss-id": reg.body.SessionId });
+			const reg = await send("POST", "/register", {
+				UserName: userName,
+				Password: "soak passphrase",
+				FirstName: "Soak",
+				LastName: `${i}`,
+				AutoLogin: true,
+			});
+			const post = await send(
+				"POST",
+				"/Posts",
+				{ AuthorId: reg.body.UserId, Content: `first of ${i}`, Tags: [`t${i % 5}`] },
+				{ "X-ss-id": reg.body.SessionId },
+			);
 			people.push({ userName, userId: reg.body.UserId, token: reg.body.SessionId, post: post.body.Id });
 		}
-		for (let i = 1; i < people.length; i++) await send("POST", "/Connections", { OwnerId: people[i].userId, ConnectToId: people[i - 1].userId }, { Authorization: `Bearer ${benchAdminKey}` });
+		for (let i = 1; i < people.length; i++)
+			await send(
+				"POST",
+				"/Connections",
+				{ OwnerId: people[i].userId, ConnectToId: people[i - 1].userId },
+				{ Authorization: `Bearer ${benchAdminKey}` },
+			);
 
 		const mix: Array<(p: (typeof people)[number], n: number) => [string, string, unknown?]> = [
 			p => ["GET", `/Posts/${p.post}`],

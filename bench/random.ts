@@ -1,4 +1,7 @@
-/** A small deterministic generator (mulberry32) in [0, 1): the same seed makes the same sequence, so the same community and the same load. */
+/**
+ * A small deterministic generator (mulberry32) in [0, 1): the same seed makes the same sequence, so the same community
+ * and the same load.
+ */
 export function random(seed: number): () => number {
 	let a = seed;
 	return () => {

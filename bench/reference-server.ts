@@ -6,7 +6,11 @@ import http from "node:http";
  * answers the same bytes Plaza answered (status, content type, body), with no work in between.
  * Usage: node reference-server.js <answer.json>; prints the port it listens on.
  */
-const answer = JSON.parse(fs.readFileSync(process.argv[2], "utf8")) as { status: number; contentType: string; body: string };
+const answer = JSON.parse(fs.readFileSync(process.argv[2], "utf8")) as {
+	status: number;
+	contentType: string;
+	body: string;
+};
 const body = Buffer.from(answer.body, "base64");
 
 const server = http.createServer((req, res) => {

@@ -50,7 +50,11 @@ async function compare(name: string, url: string, spec: RequestSpec, note?: stri
 		reference.stop();
 	}
 	const chosen = results.find(r => r.ratio === median(results.map(x => x.ratio)))!;
-	const row = { scenario: name, ...chosen, note: [note, `ratios ${results.map(r => r.ratio.toFixed(3)).join("/")}`].filter(Boolean).join("; ") };
+	const row = {
+		scenario: name,
+		...chosen,
+		note: [note, `ratios ${results.map(r => r.ratio.toFixed(3)).join("/")}`].filter(Boolean).join("; "),
+	};
 	rows.push(row);
 	print(row);
 	return row;
@@ -64,10 +68,14 @@ function print(row: Row): void {
 }
 
 async function main(): Promise<void> {
-	console.log(`Plaza benchmark: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${seconds}s per run, ${rounds} rounds, 50 connections`);
+	console.log(
+		`Plaza benchmark: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${seconds}s per run, ${rounds} rounds, 50 connections`,
+	);
 	const dataDir = path.join(work, "embedded");
 	const manifest = seed(work, { dir: dataDir }, users, posts);
-	console.log(`seeded ${manifest.users} users and ${manifest.posts} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`);
+	console.log(
+		`seeded ${manifest.users} users and ${manifest.posts} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`,
+	);
 
 	// Embedded: every scenario.
 	let plaza = await startBenchPlaza({ DATA_DIR: dataDir });
@@ -137,7 +145,9 @@ async function scaleScenario(): Promise<void> {
 	for (const count of [10_000, scale]) {
 		const dir = path.join(work, `scale-${count}`);
 		const manifest = seed(work, { dir }, Math.max(2000, Math.round(count / 100)), count);
-		console.log(`S1: seeded ${count} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`);
+		console.log(
+			`S1: seeded ${count} posts in ${manifest.seconds.toFixed(1)} s (posts at ${manifest.postsPerSecond} posts/s)`,
+		);
 		const first = `/Posts/${manifest.postsWithComments[0]}`;
 		// The first answer needs a session: sign-in is part of what a cold start must serve.
 		const plaza: BenchPlaza = await startBenchPlaza({ DATA_DIR: dir }, "/health");
@@ -153,16 +163,28 @@ async function scaleScenario(): Promise<void> {
 		figures.push({ posts: count, coldStartMs, rssMb: plaza.rssMb(), r2, r3 });
 		await plaza.stop();
 	}
-	for (const f of figures) console.log(`S1 at ${f.posts} posts: cold start ${f.coldStartMs} ms (to the first FindPost, one sign-in included), RSS ${f.rssMb} MB, R2 ${f.r2.plaza.rps.toFixed(0)} req/s, R3 ${f.r3.plaza.rps.toFixed(0)} req/s`);
+	for (const f of figures)
+		console.log(
+			`S1 at ${f.posts} posts: cold start ${f.coldStartMs} ms (to the first FindPost, one sign-in included), RSS ${f.rssMb} MB, R2 ${f.r2.plaza.rps.toFixed(0)} req/s, R3 ${f.r3.plaza.rps.toFixed(0)} req/s`,
+		);
 	if (figures.length === 2) {
 		const [small, large] = figures;
-		console.log(`S1 throughput at ${large.posts} vs ${small.posts}: R2 ×${(small.r2.plaza.rps / large.r2.plaza.rps).toFixed(2)} slower, R3 ×${(small.r3.plaza.rps / large.r3.plaza.rps).toFixed(2)} slower (bar: within 1.5)`);
+		console.log(
+			`S1 throughput at ${large.posts} vs ${small.posts}: R2 ×${(small.r2.plaza.rps / large.r2.plaza.rps).toFixed(2)} slower, R3 ×${(small.r3.plaza.rps / large.r3.plaza.rps).toFixed(2)} slower (bar: within 1.5)`,
+		);
 		// The same against the reference measured beside each: what the machine did meanwhile cancels out.
-		console.log(`S1 ratio to the reference at ${large.posts} vs ${small.posts}: R2 ×${(small.r2.ratio / large.r2.ratio).toFixed(2)} lower, R3 ×${(small.r3.ratio / large.r3.ratio).toFixed(2)} lower`);
+		console.log(
+			`S1 ratio to the reference at ${large.posts} vs ${small.posts}: R2 ×${(small.r2.ratio / large.r2.ratio).toFixed(2)} lower, R3 ×${(small.r3.ratio / large.r3.ratio).toFixed(2)} lower`,
+		);
 	}
 }
 
-(args.workload === "social" ? socialBenchmark(args, work) : args.workload ? Promise.reject(new Error(`--workload ${args.workload}: social, or none for issue 12's scenarios`)) : main()).catch(err => {
+(args.workload === "social"
+	? socialBenchmark(args, work)
+	: args.workload
+		? Promise.reject(new Error(`--workload ${args.workload}: social, or none for issue 12's scenarios`))
+		: main()
+).catch(err => {
 	console.error(err);
 	process.exit(1);
 });

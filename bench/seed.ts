@@ -28,7 +28,11 @@ const password = "seed password";
 const commonTag = "news";
 const rareTag = "aurora";
 
-async function open(args: Record<string, string>): Promise<{ databases: Record<"users" | "graph" | "posts", SqlDatabase>; close: () => Promise<void>; manifestFile: string }> {
+async function open(args: Record<string, string>): Promise<{
+	databases: Record<"users" | "graph" | "posts", SqlDatabase>;
+	close: () => Promise<void>;
+	manifestFile: string;
+}> {
 	const domains: Array<["users" | "graph" | "posts", Migration[]]> = [
 		["users", usersMigrations],
 		["graph", graphMigrations],
@@ -42,11 +46,17 @@ async function open(args: Record<string, string>): Promise<{ databases: Record<"
 		manifestFile ??= "seed-manifest.json";
 	} else {
 		const dir = path.resolve(args.dir ?? process.env.DATA_DIR ?? "./data");
-		databases = Object.fromEntries(domains.map(([name]) => [name, new SqliteDatabase(path.join(dir, `${name}.sqlite`), { bulkLoad: true })]));
+		databases = Object.fromEntries(
+			domains.map(([name]) => [name, new SqliteDatabase(path.join(dir, `${name}.sqlite`), { bulkLoad: true })]),
+		);
 		manifestFile ??= path.join(dir, "seed-manifest.json");
 	}
 	for (const [name, migrations] of domains) await migrate(databases[name], name, migrations);
-	return { databases, manifestFile, close: async () => void (await Promise.all([...new Set(Object.values(databases))].map(db => db.close()))) };
+	return {
+		databases,
+		manifestFile,
+		close: async () => void (await Promise.all([...new Set(Object.values(databases))].map(db => db.close()))),
+	};
 }
 
 async function main(): Promise<void> {
@@ -80,7 +90,8 @@ async function main(): Promise<void> {
 	// Ten connections per user on average (five pairs begun by each), networks of about thirty, three subscriptions each.
 	const graph = new GraphRepository(databases.graph);
 	await each(userCount, concurrency, async i => {
-		for (let k = 1; k <= 5; k++) await graph.connections.connect(userIds[i], userIds[(i + k * 7) % userCount], k === 1, base + i);
+		for (let k = 1; k <= 5; k++)
+			await graph.connections.connect(userIds[i], userIds[(i + k * 7) % userCount], k === 1, base + i);
 	});
 	const networks: string[] = [];
 	for (let n = 0; n < Math.max(10, Math.round(userCount / 40)); n++) {
@@ -89,10 +100,15 @@ async function main(): Promise<void> {
 		for (let m = 0; m < 30; m++) await graph.networks.addMember(network.Id, pick(userIds), base + n + m);
 	}
 	await each(userCount, concurrency, async i => {
-		for (let k = 0; k < 3; k++) await graph.subscriptions.add({ SubscriberId: userIds[i], SubscribedToId: userIds[(i + 100 + k * 31) % userCount] }, base + i);
+		for (let k = 0; k < 3; k++)
+			await graph.subscriptions.add(
+				{ SubscriberId: userIds[i], SubscribedToId: userIds[(i + 100 + k * 31) % userCount] },
+				base + i,
+			);
 	});
 
-	// Posts: a fifth tagged with the common tag, one in ten thousand with the rare one, a tenth private; one in a hundred with ten comments.
+	// Posts: a fifth tagged with the common tag, one in ten thousand with the rare one, a tenth private; one in a hundred
+	// with ten comments.
 	const posts = new PostsRepository(databases.posts);
 	const postsStarted = Date.now();
 	const postsWithComments: string[] = [];
@@ -113,15 +129,42 @@ async function main(): Promise<void> {
 			ContentUpdatedTime: now,
 			ExpirationDate: undefined,
 		};
-		const values = [`topic${Math.floor(rand() * 500)}`, ...(i % 5 === 0 ? [commonTag] : []), ...(i % 10_000 === 7 ? [rareTag] : [])];
-		const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
-		const recipients: NewRecipient[] = isPrivate ? [{ id: pick(userIds), type: "User" }, ...(i % 20 === 3 ? [{ id: pick(networks), type: "Network" as const }] : [])] : [];
+		const values = [
+			`topic${Math.floor(rand() * 500)}`,
+			...(i % 5 === 0 ? [commonTag] : []),
+			...(i % 10_000 === 7 ? [rareTag] : []),
+		];
+		const tags: TagRow[] = values.map(Value => ({
+			Id: newOrderedGuid(now),
+			PostId: post.Id,
+			TagType: 0,
+			Value,
+			CreatedTime: now,
+			UpdatedTime: now,
+		}));
+		const recipients: NewRecipient[] = isPrivate
+			? [
+					{ id: pick(userIds), type: "User" },
+					...(i % 20 === 3 ? [{ id: pick(networks), type: "Network" as const }] : []),
+				]
+			: [];
 		// Timelines are built at each reader's first read (Timelines.reconcile), as for data older than them.
 		await posts.createPost(post, tags, recipients, { entries: [], oversized: [] });
 		const comments = i % 100 === 0 ? 10 : i % 10 === 1 ? 1 : 0;
 		for (let c = 0; c < comments; c++) {
 			const at = now + c + 1;
-			await posts.addComment({ Id: newOrderedGuid(at), PostId: post.Id, AuthorId: pick(userIds), Content: `Comment ${c} on post ${i}`, ContentCreatedTime: at, CreatedTime: at, UpdatedTime: at }, "Someone commented");
+			await posts.addComment(
+				{
+					Id: newOrderedGuid(at),
+					PostId: post.Id,
+					AuthorId: pick(userIds),
+					Content: `Comment ${c} on post ${i}`,
+					ContentCreatedTime: at,
+					CreatedTime: at,
+					UpdatedTime: at,
+				},
+				"Someone commented",
+			);
 		}
 		if (comments === 10 && !isPrivate && postsWithComments.length < 200) postsWithComments.push(post.Id);
 	});
@@ -143,7 +186,9 @@ async function main(): Promise<void> {
 	fs.mkdirSync(path.dirname(path.resolve(manifestFile)), { recursive: true });
 	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 	await close();
-	console.error(`seeded ${userCount} users and ${postCount} posts in ${seconds.toFixed(1)} s (posts with their tags, recipients and comments at ${manifest.postsPerSecond} posts/s); manifest ${manifestFile}`);
+	console.error(
+		`seeded ${userCount} users and ${postCount} posts in ${seconds.toFixed(1)} s (posts with their tags, recipients and comments at ${manifest.postsPerSecond} posts/s); manifest ${manifestFile}`,
+	);
 }
 
 main().catch(err => {

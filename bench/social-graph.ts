@@ -18,7 +18,8 @@ export function socialGraph(users: number, meanDegree: number, maxDegree: number
 	const total = weights.reduce((sum, w) => sum + w, 0);
 	const rand = random(seed);
 	const drawn: Array<[number, number]> = [];
-	for (let i = 0; i < users; i++) for (let j = i + 1; j < users; j++) if (rand() < (weights[i] * weights[j]) / total) drawn.push([i, j]);
+	for (let i = 0; i < users; i++)
+		for (let j = i + 1; j < users; j++) if (rand() < (weights[i] * weights[j]) / total) drawn.push([i, j]);
 	// Users in a random order, so that the hubs are not the first ids (nor the first to sign up).
 	const order = shuffled(users, rand);
 	const edges = drawn.map(([a, b]): [number, number] => [Math.min(order[a], order[b]), Math.max(order[a], order[b])]);
@@ -37,7 +38,10 @@ export function describe(graph: SocialGraph): string {
 	return `${graph.users} users, ${graph.edges.length} connections: degree mean ${mean.toFixed(1)}, median ${degrees[Math.floor(degrees.length / 2)]}, max ${degrees.at(-1)}, ${degrees.filter(d => d === 0).length} with none`;
 }
 
-/** Weights (i+1)^−α scaled to mean `mean`, α found by bisection so that the largest is `max` (all equal when max ≤ mean). */
+/**
+ * Weights (i+1)^−α scaled to mean `mean`, α found by bisection so that the largest is `max` (all equal when max ≤
+ * mean).
+ */
 function powerLawWeights(n: number, mean: number, max: number): number[] {
 	const unscaled = (alpha: number) => Array.from({ length: n }, (_, i) => (i + 1) ** -alpha);
 	// The largest weight over the mean grows with α: from 1 (α = 0) to n (α → ∞).

@@ -43,7 +43,10 @@ interface Alone {
 	rps: number;
 	p99: number;
 	errors: number;
-	/** µs of CPU per request: the Plaza processes together (nats-server included), PostgreSQL's backends, the load generator. */
+	/**
+	 * µs of CPU per request: the Plaza processes together (nats-server included), PostgreSQL's backends, the load
+	 * generator.
+	 */
 	plazaUs: number;
 	postgresUs?: number;
 	generatorUs: number;
@@ -72,7 +75,12 @@ interface Options {
 }
 
 type AloneKind = "feed" | "timeline" | "post6" | "post0";
-const aloneNames: Record<AloneKind, string> = { feed: "home timeline", timeline: "user timeline", post6: "CreatePost, 6 mentions", post0: "CreatePost, no mention" };
+const aloneNames: Record<AloneKind, string> = {
+	feed: "home timeline",
+	timeline: "user timeline",
+	post6: "CreatePost, 6 mentions",
+	post0: "CreatePost, no mention",
+};
 
 export async function socialBenchmark(args: Record<string, string>, work: string): Promise<void> {
 	const users = Number(args.users ?? 1000);
@@ -93,11 +101,22 @@ export async function socialBenchmark(args: Record<string, string>, work: string
 	const unknown = chosen.filter(s => !stores.includes(s));
 	if (unknown.length) throw new Error(`--store ${unknown.join(",")}: one of ${stores.join(", ")}`);
 	// The busiest user has about 300 friends among 1,000 users, and proportionally more in a larger community.
-	const graph = socialGraph(users, Number(args.degree ?? 40), Number(args["max-degree"] ?? Math.round((300 * users) / 1000)), options.seed);
-	console.log(`Social network benchmark (DeathStarBench's mix): ${os.cpus().length} cores, Node ${process.version}; ${describe(graph)}; ${options.postsPerUser} posts each`);
+	const graph = socialGraph(
+		users,
+		Number(args.degree ?? 40),
+		Number(args["max-degree"] ?? Math.round((300 * users) / 1000)),
+		options.seed,
+	);
+	console.log(
+		`Social network benchmark (DeathStarBench's mix): ${os.cpus().length} cores, Node ${process.version}; ${describe(graph)}; ${options.postsPerUser} posts each`,
+	);
 	const userTimeline = options.timeline === "posts" ? "GET /Users/{id}/Posts" : "GET /Search/Posts?ContextId=";
-	console.log(`  mix: 60 % home timeline, 30 % user timeline (${userTimeline}), 10 % CreatePost with 1–6 mentions and 1–6 links`);
-	console.log(`  rates ${options.rates.join(", ")} req/s, ${options.stepSeconds} s a step after ${options.warmupSeconds} s of warm-up; pass: all 2xx and p99 ≤ ${passP99Ms} ms`);
+	console.log(
+		`  mix: 60 % home timeline, 30 % user timeline (${userTimeline}), 10 % CreatePost with 1–6 mentions and 1–6 links`,
+	);
+	console.log(
+		`  rates ${options.rates.join(", ")} req/s, ${options.stepSeconds} s a step after ${options.warmupSeconds} s of warm-up; pass: all 2xx and p99 ≤ ${passP99Ms} ms`,
+	);
 	const results: RunResult[] = [];
 	for (let run = 1; run <= Number(args.runs ?? 1); run++)
 		for (const store of chosen) {
@@ -106,7 +125,9 @@ export async function socialBenchmark(args: Record<string, string>, work: string
 			try {
 				const result = await measure(deployment, store, run, graph, options, work);
 				results.push(result);
-				console.log(`  ${store} run ${run}: capacity ${result.capacity} req/s, reference ${Math.round(result.referenceRps)} req/s, ratio ${(result.capacity / result.referenceRps).toFixed(4)}`);
+				console.log(
+					`  ${store} run ${run}: capacity ${result.capacity} req/s, reference ${Math.round(result.referenceRps)} req/s, ratio ${(result.capacity / result.referenceRps).toFixed(4)}`,
+				);
 			} catch (err) {
 				console.error(`${store} failed; the last of what Plaza printed:\n${deployment.output().slice(-4000)}`);
 				throw err;
@@ -119,7 +140,14 @@ export async function socialBenchmark(args: Record<string, string>, work: string
 	console.log(`\nresults in ${path.join(work, "social-results.json")}`);
 }
 
-async function measure(deployment: Deployment, store: Store, run: number, graph: SocialGraph, options: Options, work: string): Promise<RunResult> {
+async function measure(
+	deployment: Deployment,
+	store: Store,
+	run: number,
+	graph: SocialGraph,
+	options: Options,
+	work: string,
+): Promise<RunResult> {
 	const { url } = deployment;
 	const rand = random(options.seed * 1_000_003 + run);
 	console.log(`  seeding through the API at ${url}`);
@@ -147,7 +175,9 @@ async function measure(deployment: Deployment, store: Store, run: number, graph:
 	} finally {
 		reference.stop();
 	}
-	console.log(`  reference (raw node:http answering a home-timeline page's bytes, ${options.connections} connections): ${Math.round(referenceRps)} req/s`);
+	console.log(
+		`  reference (raw node:http answering a home-timeline page's bytes, ${options.connections} connections): ${Math.round(referenceRps)} req/s`,
+	);
 
 	const alone = {} as Record<AloneKind, Alone>;
 	for (const kind of Object.keys(aloneNames) as AloneKind[]) {
@@ -187,9 +217,12 @@ function socialRequests(community: Community, rand: () => number, timeline: Time
 	const feedPath = (me: number) => `/Users/${community.ids[me]}/Feed?Limit=10&Offset=${offset()}`;
 	const timelinePath = () => {
 		const someone = community.ids[anyone()];
-		return timeline === "posts" ? `/Users/${someone}/Posts?Limit=10&Offset=${offset()}` : `/Search/Posts?ContextId=${someone}&Limit=10&Offset=${offset()}`;
+		return timeline === "posts"
+			? `/Users/${someone}/Posts?Limit=10&Offset=${offset()}`
+			: `/Search/Posts?ContextId=${someone}&Limit=10&Offset=${offset()}`;
 	};
-	const post = (author: number, mentions: number) => postBody(community, rand, author, mentionsOf(community, rand, author, mentions), between(rand, 1, 6), timeline);
+	const post = (author: number, mentions: number) =>
+		postBody(community, rand, author, mentionsOf(community, rand, author, mentions), between(rand, 1, 6), timeline);
 	return {
 		feedPath,
 		timelinePath,
@@ -200,13 +233,27 @@ function socialRequests(community: Community, rand: () => number, timeline: Time
 			const me = anyone();
 			if (draw < 0.6) return { kind: "home", method: "GET", path: feedPath(me), headers: as(me) };
 			if (draw < 0.9) return { kind: "user", method: "GET", path: timelinePath(), headers: as(me) };
-			return { kind: "post", method: "POST", path: "/Posts", headers: as(me), body: JSON.stringify(post(me, between(rand, 1, 6))) };
+			return {
+				kind: "post",
+				method: "POST",
+				path: "/Posts",
+				headers: as(me),
+				body: JSON.stringify(post(me, between(rand, 1, 6))),
+			};
 		},
 	};
 }
 
-/** Each kind alone, for `load` (closed loop): each connection is one user, drawn once; CreatePost with 6 mentions from users with 6 friends or more. */
-function aloneSpecs(community: Community, requests: ReturnType<typeof socialRequests>, rand: () => number, connections: number): Record<AloneKind, RequestSpec> {
+/**
+ * Each kind alone, for `load` (closed loop): each connection is one user, drawn once; CreatePost with 6 mentions from
+ * users with 6 friends or more.
+ */
+function aloneSpecs(
+	community: Community,
+	requests: ReturnType<typeof socialRequests>,
+	rand: () => number,
+	connections: number,
+): Record<AloneKind, RequestSpec> {
 	const everyone = community.ids.map((_, i) => i);
 	const readers = sampleOf(rand, everyone, connections);
 	const sociable = sampleOf(
@@ -214,23 +261,46 @@ function aloneSpecs(community: Community, requests: ReturnType<typeof socialRequ
 		everyone.filter(u => community.graph.friends[u].length >= 6),
 		connections,
 	);
-	const as = (users: number[]) => (connection: number) => ({ "X-ss-id": community.sessions[users[connection % users.length]] });
+	const as = (users: number[]) => (connection: number) => ({
+		"X-ss-id": community.sessions[users[connection % users.length]],
+	});
 	return {
 		feed: { method: "GET", path: (_i, c) => requests.feedPath(readers[c % readers.length]), headers: as(readers) },
 		timeline: { method: "GET", path: () => requests.timelinePath(), headers: as(readers) },
-		post6: { method: "POST", path: () => "/Posts", body: (_i, c) => requests.post(sociable[c % sociable.length], 6), headers: as(sociable) },
-		post0: { method: "POST", path: () => "/Posts", body: (_i, c) => requests.post(readers[c % readers.length], 0), headers: as(readers) },
+		post6: {
+			method: "POST",
+			path: () => "/Posts",
+			body: (_i, c) => requests.post(sociable[c % sociable.length], 6),
+			headers: as(sociable),
+		},
+		post0: {
+			method: "POST",
+			path: () => "/Posts",
+			body: (_i, c) => requests.post(readers[c % readers.length], 0),
+			headers: as(readers),
+		},
 	};
 }
 
-/** One request of each kind before the load: a route this Plaza lacks fails here, with what to do, not as a ladder of errors. */
-async function checkEachKind(url: string, community: Community, requests: ReturnType<typeof socialRequests>, timeline: TimelineRoute): Promise<void> {
+/**
+ * One request of each kind before the load: a route this Plaza lacks fails here, with what to do, not as a ladder of
+ * errors.
+ */
+async function checkEachKind(
+	url: string,
+	community: Community,
+	requests: ReturnType<typeof socialRequests>,
+	timeline: TimelineRoute,
+): Promise<void> {
 	const me = 0;
 	const headers = { "X-ss-id": community.sessions[me] };
 	await call(url, "GET", requests.feedPath(me), undefined, headers);
 	const path = requests.timelinePath();
 	await call(url, "GET", path, undefined, headers).catch((err: Error) => {
-		const hint = timeline === "posts" && / 404 /.test(err.message) ? " (this Plaza has no UserPosts route: run with --user-timeline wall)" : "";
+		const hint =
+			timeline === "posts" && / 404 /.test(err.message)
+				? " (this Plaza has no UserPosts route: run with --user-timeline wall)"
+				: "";
 		throw new Error(`${err.message}${hint}`);
 	});
 	await call(url, "POST", "/Posts", requests.post(me, 6), headers);
@@ -242,7 +312,9 @@ async function deploy(store: Store, work: string, profile: boolean): Promise<Dep
 	const common = { PASSWORD_HASH_COST: "test" };
 	if (store === "embedded") {
 		const dir = fs.mkdtempSync(path.join(work, "social-"));
-		const profiled: Record<string, string> = profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` } : {};
+		const profiled: Record<string, string> = profile
+			? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(work, "profile")}` }
+			: {};
 		const plaza = await startBenchPlaza({ ...common, DATA_DIR: dir, ...profiled });
 		return {
 			url: plaza.url,
@@ -261,7 +333,10 @@ async function deploy(store: Store, work: string, profile: boolean): Promise<Dep
 			const plaza = await startBenchPlaza({ ...common, DATABASE_URL: database.url });
 			return {
 				url: plaza.url,
-				processes: async () => [{ group: "plaza", pid: plaza.proc.child.pid! }, ...(await postgresBackends(database.name))],
+				processes: async () => [
+					{ group: "plaza", pid: plaza.proc.child.pid! },
+					...(await postgresBackends(database.name)),
+				],
 				output: () => plaza.proc.output(),
 				stop: async () => {
 					await plaza.stop();
@@ -270,11 +345,20 @@ async function deploy(store: Store, work: string, profile: boolean): Promise<Dep
 			};
 		}
 		// Three processes: the gateway, posts, and the other domains, as the distributed mode deploys them at its smallest.
-		const cluster = await startCluster({ ...common, DATABASE_URL: database.url }, "gateway", { posts: "posts", domains: "users,graph,venues,systems" });
+		const cluster = await startCluster({ ...common, DATABASE_URL: database.url }, "gateway", {
+			posts: "posts",
+			domains: "users,graph,venues,systems",
+		});
 		return {
 			url: cluster.gateway.url,
-			processes: async () => [...Object.entries(cluster.pids()).map(([group, pid]) => ({ group, pid })), ...(await postgresBackends(database.name))],
-			output: () => [["gateway", cluster.gateway.proc] as const, ...Object.entries(cluster.nodes)].map(([name, node]) => `${name}:\n${node.output().slice(-2000)}`).join("\n"),
+			processes: async () => [
+				...Object.entries(cluster.pids()).map(([group, pid]) => ({ group, pid })),
+				...(await postgresBackends(database.name)),
+			],
+			output: () =>
+				[["gateway", cluster.gateway.proc] as const, ...Object.entries(cluster.nodes)]
+					.map(([name, node]) => `${name}:\n${node.output().slice(-2000)}`)
+					.join("\n"),
 			stop: async () => {
 				await cluster.stop();
 				await database.drop();
@@ -288,9 +372,19 @@ async function deploy(store: Store, work: string, profile: boolean): Promise<Dep
 
 /** The runs side by side: capacity, its ratio to the reference, and each kind alone (req/s, µs of CPU per request). */
 function printTable(results: RunResult[]): void {
-	const alone = (a: Alone) => `${Math.round(a.rps)}/s ${a.plazaUs}${a.postgresUs === undefined ? "" : `+${a.postgresUs}pg`} µs`;
+	const alone = (a: Alone) =>
+		`${Math.round(a.rps)}/s ${a.plazaUs}${a.postgresUs === undefined ? "" : `+${a.postgresUs}pg`} µs`;
 	const rows = [
-		["store", "run", "capacity req/s", "ratio to reference", "home timeline alone", "user timeline alone", "CreatePost(6 mentions)", "CreatePost(0)"],
+		[
+			"store",
+			"run",
+			"capacity req/s",
+			"ratio to reference",
+			"home timeline alone",
+			"user timeline alone",
+			"CreatePost(6 mentions)",
+			"CreatePost(0)",
+		],
 		...results.map(r => [
 			r.store,
 			String(r.run),
@@ -303,7 +397,9 @@ function printTable(results: RunResult[]): void {
 		]),
 	];
 	const widths = rows[0].map((_, c) => Math.max(...rows.map(row => row[c].length)));
-	console.log("\nAlone: closed loop; µs = CPU per request of the Plaza processes together (+pg: PostgreSQL's backends; the load generator's apart)");
+	console.log(
+		"\nAlone: closed loop; µs = CPU per request of the Plaza processes together (+pg: PostgreSQL's backends; the load generator's apart)",
+	);
 	for (const row of rows) {
 		const line = row.map((cell, c) => cell.padEnd(widths[c])).join(" | ");
 		console.log(line.trimEnd());
@@ -314,6 +410,8 @@ function printTable(results: RunResult[]): void {
 		const runs = results.filter(r => r.store === store);
 		if (runs.length < 2) continue;
 		const ratios = runs.map(r => r.capacity / r.referenceRps);
-		console.log(`${store}: capacity ${runs.map(r => r.capacity).join(", ")} req/s (median ${median(runs.map(r => r.capacity))}), ratio ${ratios.map(r => r.toFixed(4)).join(", ")} (median ${median(ratios).toFixed(4)})`);
+		console.log(
+			`${store}: capacity ${runs.map(r => r.capacity).join(", ")} req/s (median ${median(runs.map(r => r.capacity))}), ratio ${ratios.map(r => r.toFixed(4)).join(", ")} (median ${median(ratios).toFixed(4)})`,
+		);
 	}
 }

@@ -8,7 +8,9 @@ import { GatewayRequest } from "./request";
 /** The most requests one batch may hold: each runs an operation, and every answer is held until the last. */
 export const maxBatchRequests = 100;
 
-/** ServiceStack's header on a batch's answer: how many of its requests completed (before the failure, on a failed one). */
+/**
+ * ServiceStack's header on a batch's answer: how many of its requests completed (before the failure, on a failed one).
+ */
 export const batchCompletedHeader = "X-AutoBatch-Completed";
 
 /**
@@ -21,7 +23,12 @@ export const batchCompletedHeader = "X-AutoBatch-Completed";
  * set to the number of requests completed before it, whose changes stay (as ServiceStack's do), and
  * `req.$autoBatchIndex` set to its index. The whole body is read under one request's limit.
  */
-export async function performBatch(op: Operation, req: GatewayRequest, res: ServerResponse, spendOneMore: () => Promise<void>): Promise<unknown[]> {
+export async function performBatch(
+	op: Operation,
+	req: GatewayRequest,
+	res: ServerResponse,
+	spendOneMore: () => Promise<void>,
+): Promise<unknown[]> {
 	const requests = batchRequestsOf(req.body);
 	const write = writerFor(op.response);
 	const answers: unknown[] = [];
@@ -45,9 +52,15 @@ export async function performBatch(op: Operation, req: GatewayRequest, res: Serv
 /** The batch's requests, all checked before any runs (as ServiceStack reads the whole array first). */
 function batchRequestsOf(body: unknown): Record<string, unknown>[] {
 	if (!Array.isArray(body)) throw failures.invalidBody("A batch's body must be a JSON array of requests");
-	if (body.length > maxBatchRequests) throw new PlazaError(413, "PayloadTooLarge", `A batch holds at most ${maxBatchRequests} requests; this one holds ${body.length}`);
+	if (body.length > maxBatchRequests)
+		throw new PlazaError(
+			413,
+			"PayloadTooLarge",
+			`A batch holds at most ${maxBatchRequests} requests; this one holds ${body.length}`,
+		);
 	return body.map((request: unknown, i) => {
-		if (request === null || typeof request !== "object" || Array.isArray(request)) throw failures.invalidBody(`Request ${i} of the batch is not a JSON object`);
+		if (request === null || typeof request !== "object" || Array.isArray(request))
+			throw failures.invalidBody(`Request ${i} of the batch is not a JSON object`);
 		// A null prototype: a request's own "__proto__" key stays a field and never becomes the object's prototype.
 		return Object.assign(Object.create(null) as Record<string, unknown>, request);
 	});

@@ -18,7 +18,10 @@ const formFieldLimit = 1000;
 function parsersFor(limitBytes: number): Parser[] {
 	let found = parsers.get(limitBytes);
 	if (!found) {
-		found = [bodyParser.json({ strict: true, limit: limitBytes }), bodyParser.urlencoded({ extended: false, limit: limitBytes, parameterLimit: formFieldLimit })];
+		found = [
+			bodyParser.json({ strict: true, limit: limitBytes }),
+			bodyParser.urlencoded({ extended: false, limit: limitBytes, parameterLimit: formFieldLimit }),
+		];
 		parsers.set(limitBytes, found);
 	}
 	return found;
@@ -30,7 +33,11 @@ function parsersFor(limitBytes: number): Parser[] {
  * Other bodies (multipart, SOAP's envelope) are left unread for their own readers; a request without
  * a body costs nothing here. A body nesting deeper than maxNesting is a 400, whatever its format.
  */
-export async function readBody(req: IncomingMessage & { body?: unknown }, res: ServerResponse, limitBytes: number): Promise<void> {
+export async function readBody(
+	req: IncomingMessage & { body?: unknown },
+	res: ServerResponse,
+	limitBytes: number,
+): Promise<void> {
 	if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return;
 	if (isXmlType(req.headers["content-type"]) && !isSoapCall(req)) {
 		const bytes = await readRawBody(req, limitBytes);
@@ -49,10 +56,15 @@ export async function readBody(req: IncomingMessage & { body?: unknown }, res: S
 }
 
 function parseWith(parse: Parser, req: IncomingMessage, res: ServerResponse): Promise<void> {
-	return new Promise<void>((resolve, reject) => parse(req, res, err => (err ? reject(formRefusal(err) ?? (err as Error)) : resolve())));
+	return new Promise<void>((resolve, reject) =>
+		parse(req, res, err => (err ? reject(formRefusal(err) ?? (err as Error)) : resolve())),
+	);
 }
 
-/** The form parser's own refusals as Plaza's failures: describeFailure does not know them, and they are the client's doing. */
+/**
+ * The form parser's own refusals as Plaza's failures: describeFailure does not know them, and they are the client's
+ * doing.
+ */
 function formRefusal(err: unknown): PlazaError | undefined {
 	switch ((err as { type?: unknown }).type) {
 		case "parameters.too.many":

@@ -35,5 +35,8 @@ export function clientAddress(req: IncomingMessage, setting: TrustProxy): string
 
 /** Whether the request came over HTTPS (directly, or through a trusted proxy that says so). */
 export function isSecure(req: IncomingMessage, setting: TrustProxy): boolean {
-	return (req.socket as TLSSocket).encrypted === true || (fromTrustedProxy(req, setting) && req.headers["x-forwarded-proto"] === "https");
+	return (
+		(req.socket as TLSSocket).encrypted === true ||
+		(fromTrustedProxy(req, setting) && req.headers["x-forwarded-proto"] === "https")
+	);
 }

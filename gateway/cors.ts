@@ -5,7 +5,15 @@ import { PlazaConfig } from "../shared/config";
 /** What a browser's script on a listed origin may send, and read of the answer. */
 const allowedMethods = ["GET", "HEAD", "POST", "PUT", "DELETE"];
 const allowedHeaders = ["Content-Type", "X-ss-id", "Authorization", "X-Request-ID", "traceparent", "Idempotency-Key"];
-const exposedHeaders = ["X-Request-ID", "traceparent", "X-Status", "X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset", "Retry-After"];
+const exposedHeaders = [
+	"X-Request-ID",
+	"traceparent",
+	"X-Status",
+	"X-Rate-Limit-Limit",
+	"X-Rate-Limit-Remaining",
+	"X-Rate-Limit-Reset",
+	"Retry-After",
+];
 /** How long a browser may keep a preflight's answer. */
 const preflightMaxAgeSeconds = 600;
 

@@ -27,8 +27,11 @@ export function refuseCrossSiteWrite(op: Operation, req: IdentifiedRequest, conf
 	if (op.reads || !(req.$ambient || op.access === "public")) return;
 	const reason = crossSiteReason(op, req, config);
 	if (!reason) return;
-	if (!req.$ambient) throw failures.forbidden(`${reason}: ${op.name} from another site is refused, as it would sign this browser in`);
-	throw failures.forbidden(`${reason}: a change signed in only by credentials the browser adds by itself (cookie, Basic, Digest) is refused; send the session in the X-ss-id header instead`);
+	if (!req.$ambient)
+		throw failures.forbidden(`${reason}: ${op.name} from another site is refused, as it would sign this browser in`);
+	throw failures.forbidden(
+		`${reason}: a change signed in only by credentials the browser adds by itself (cookie, Basic, Digest) is refused; send the session in the X-ss-id header instead`,
+	);
 }
 
 /**
@@ -39,13 +42,17 @@ export function refuseCrossSiteWrite(op: Operation, req: IdentifiedRequest, conf
 export function refuseCrossSiteStream(req: IdentifiedRequest, config: CrossSiteConfig): void {
 	if (!req.$ambient) return;
 	const reason = foreignSiteReason(req, config);
-	if (reason) throw failures.forbidden(`${reason}: a stream signed in only by credentials the browser adds by itself is refused; send the session in the X-ss-id header instead`);
+	if (reason)
+		throw failures.forbidden(
+			`${reason}: a stream signed in only by credentials the browser adds by itself is refused; send the session in the X-ss-id header instead`,
+		);
 }
 
 function crossSiteReason(op: Operation, req: IdentifiedRequest, config: CrossSiteConfig): string | undefined {
 	const foreign = foreignSiteReason(req, config);
 	if (foreign) return foreign;
-	if ((req.method === "GET" || req.method === "HEAD") && op.access !== "public") return `${op.name} changes something, and so is not run by ${req.method}`;
+	if ((req.method === "GET" || req.method === "HEAD") && op.access !== "public")
+		return `${op.name} changes something, and so is not run by ${req.method}`;
 	return undefined;
 }
 
@@ -53,11 +60,15 @@ function crossSiteReason(op: Operation, req: IdentifiedRequest, config: CrossSit
 function foreignSiteReason(req: IdentifiedRequest, config: CrossSiteConfig): string | undefined {
 	if (req.headers["sec-fetch-site"] === "cross-site") return "The request comes from another site (Sec-Fetch-Site)";
 	const origin = originOf(req);
-	if (origin !== undefined && !isTrustedOrigin(origin, req, config)) return `The request comes from another site (${origin.slice(0, 100)})`;
+	if (origin !== undefined && !isTrustedOrigin(origin, req, config))
+		return `The request comes from another site (${origin.slice(0, 100)})`;
 	return undefined;
 }
 
-/** The origin a browser says the request comes from: `Origin`, else the origin of `Referer`; undefined when neither is sent. */
+/**
+ * The origin a browser says the request comes from: `Origin`, else the origin of `Referer`; undefined when neither is
+ * sent.
+ */
 function originOf(req: IdentifiedRequest): string | undefined {
 	const origin = req.headers.origin;
 	if (origin !== undefined) return origin;

@@ -33,7 +33,15 @@ interface ErrorLike {
  * Moleculer's own failures of reaching a service: the caller should retry later (503). A write's
  * timeout or lost node never gets here as such: gateway/perform.ts makes it 504 OutcomeUnknown.
  */
-const unavailable = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "RequestTimeoutError", "RequestSkippedError", "RequestRejectedError", "QueueIsFullError", "BrokerDisconnectedError"]);
+const unavailable = new Set([
+	"ServiceNotFoundError",
+	"ServiceNotAvailableError",
+	"RequestTimeoutError",
+	"RequestSkippedError",
+	"RequestRejectedError",
+	"QueueIsFullError",
+	"BrokerDisconnectedError",
+]);
 
 /**
  * The HTTP status and ResponseStatus of any error (PRODUCT.md §2), for every surface. Messages of
@@ -47,13 +55,25 @@ export function describeFailure(error: unknown, development: boolean): Failure {
 }
 
 function classify(err: ErrorLike): Failure {
-	const client = (status: number, ErrorCode: string, Message: string, Errors: FieldError[] = []): Failure => ({ status, responseStatus: { ErrorCode, Message, Errors }, internal: false });
+	const client = (status: number, ErrorCode: string, Message: string, Errors: FieldError[] = []): Failure => ({
+		status,
+		responseStatus: { ErrorCode, Message, Errors },
+		internal: false,
+	});
 
 	if (err.name === "PlazaError" && typeof err.code === "number" && typeof err.type === "string") {
-		return { ...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []), internal: err.code >= 500, retryAfter: err.data?.retryAfter };
+		return {
+			...client(err.code, err.type, err.message ?? err.type, err.data?.errors ?? []),
+			internal: err.code >= 500,
+			retryAfter: err.data?.retryAfter,
+		};
 	}
 	if (err.name && unavailable.has(err.name)) {
-		return { ...client(503, "ServiceUnavailable", "The service is unavailable; try again later"), internal: true, retryAfter: 1 };
+		return {
+			...client(503, "ServiceUnavailable", "The service is unavailable; try again later"),
+			internal: true,
+			retryAfter: 1,
+		};
 	}
 	// body-parser's request errors, and the router's
 	switch (err.type ?? err.name) {
@@ -74,8 +94,21 @@ function classify(err: ErrorLike): Failure {
 			return client(429, "TooManyRequests", "Too many requests; slow down");
 	}
 	// Any other request error body-parser (http-errors) marks as the client's, by its 4xx status.
-	if (typeof err.status === "number" && err.status >= 400 && err.status < 500 && (err as { expose?: unknown }).expose === true) {
-		return client(err.status === 413 ? 413 : 400, err.status === 413 ? "PayloadTooLarge" : "InvalidBody", "The request body could not be read");
+	if (
+		typeof err.status === "number" &&
+		err.status >= 400 &&
+		err.status < 500 &&
+		(err as { expose?: unknown }).expose === true
+	) {
+		return client(
+			err.status === 413 ? 413 : 400,
+			err.status === 413 ? "PayloadTooLarge" : "InvalidBody",
+			"The request body could not be read",
+		);
 	}
-	return { status: 500, responseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] }, internal: true };
+	return {
+		status: 500,
+		responseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] },
+		internal: true,
+	};
 }

@@ -5,7 +5,10 @@ import { isXmlType } from "./xml/media-types";
 
 const callbackName = /^[A-Za-z0-9_.$]{1,128}$/;
 
-/** ServiceStack's format names: asked for by suffix (`.csv`), predefined route (`/csv/reply/`) or `?format=`; Plaza answers two. */
+/**
+ * ServiceStack's format names: asked for by suffix (`.csv`), predefined route (`/csv/reply/`) or `?format=`; Plaza
+ * answers two.
+ */
 const formatNames = "json|xml|jsv|csv|protobuf|msgpack";
 const formatSuffix = new RegExp(`\\.(${formatNames})$`, "i");
 const predefinedRoute = new RegExp(`^/(${formatNames})/(?=(reply|oneway)(/|$))`, "i");
@@ -40,8 +43,10 @@ export function negotiateFormat(req: FormatRequest): void {
 	req.url = path + (queryAt < 0 ? "" : url.slice(queryAt));
 
 	const unsupported = [...asked].find(f => f !== "json" && f !== "xml");
-	if (unsupported !== undefined) throw failures.field("format", "InvalidValue", `The format "${unsupported}" is not supported: use json or xml`);
-	if (asked.size > 1) throw failures.field("format", "InvalidValue", "The request asks for both JSON and XML: ask for one");
+	if (unsupported !== undefined)
+		throw failures.field("format", "InvalidValue", `The format "${unsupported}" is not supported: use json or xml`);
+	if (asked.size > 1)
+		throw failures.field("format", "InvalidValue", "The request asks for both JSON and XML: ask for one");
 	const explicit = [...asked][0] as ResponseFormat | undefined;
 
 	const callback = query.get("callback");
@@ -49,7 +54,8 @@ export function negotiateFormat(req: FormatRequest): void {
 		if (!callbackName.test(callback)) {
 			throw failures.field("callback", "InvalidValue", "callback may hold only letters, digits, _, . and $");
 		}
-		if (explicit === "xml") throw failures.field("callback", "InvalidValue", "JSONP wraps JSON: leave out callback, or ask for JSON");
+		if (explicit === "xml")
+			throw failures.field("callback", "InvalidValue", "JSONP wraps JSON: leave out callback, or ask for JSON");
 		req.$jsonp = callback;
 		return;
 	}

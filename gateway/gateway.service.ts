@@ -54,7 +54,10 @@ export function gatewayService(config: PlazaConfig): ServiceSchema {
 				// The one start-up line at the default level: where Plaza answers and what to open first.
 				const base = `http://localhost:${(server.address() as AddressInfo).port}`;
 				const pages = { url: base, apiPage: `${base}/swagger-ui/`, metadata: `${base}/metadata` };
-				this.logger.info({ event: "ready", ...pages }, `Plaza ready on ${pages.url} — API page ${pages.apiPage}, metadata ${pages.metadata}`);
+				this.logger.info(
+					{ event: "ready", ...pages },
+					`Plaza ready on ${pages.url} — API page ${pages.apiPage}, metadata ${pages.metadata}`,
+				);
 			},
 		},
 	};

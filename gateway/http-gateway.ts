@@ -50,7 +50,8 @@ const drainMs = 10_000;
  *
  * Built on node:http with find-my-way, body-parser, qs, cookie and cors rather than
  * moleculer-web, whose per-request cost (an action call of its own through every broker middleware,
- * alias resolution by regular expressions) was most of what a small read cost (docs/decisions/0002-own-gateway-over-moleculer-web.md).
+ * alias resolution by regular expressions) was most of what a small read cost
+ * (docs/decisions/0002-own-gateway-over-moleculer-web.md).
  */
 export class HttpGateway {
 	private readonly routes: Routes;
@@ -93,7 +94,9 @@ export class HttpGateway {
 		this.responses = new ResponseCache(this.broker);
 		this.busBarrier = busBarrier(this.broker);
 		this.cors = corsFor(config);
-		this.server = http.createServer((req, res) => void this.handle(req as GatewayRequest, res).catch(err => this.lastResort(res, err)));
+		this.server = http.createServer(
+			(req, res) => void this.handle(req as GatewayRequest, res).catch(err => this.lastResort(res, err)),
+		);
 	}
 
 	listen(port: number): Promise<Server> {
@@ -154,7 +157,8 @@ export class HttpGateway {
 			await this.budget.spend(res, meta.user ?? undefined, meta.clientIp);
 			await readBody(req, res, op?.maxBodyBytes ?? this.config.maxBodyBytes);
 			req.$params = paramsOf(req, queryAt < 0 ? "" : url.slice(queryAt + 1), found);
-			if (found.target.kind === "page") found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
+			if (found.target.kind === "page")
+				found.target.page(req, res, err => this.writeFailure(req, res, err ?? noSuchRoute()));
 			else if (isBatch(found)) await this.dispatchBatch(op, found.target.oneWay === true, req, res);
 			else if (found.target.oneWay) await this.dispatchOneWay(op, req, res);
 			else await this.dispatch(op, found.target.surface, req, res);
@@ -182,7 +186,10 @@ export class HttpGateway {
 		return ctx;
 	}
 
-	/** OPTIONS runs nothing, whatever its body: it says which methods the path answers to (with CORS headers for a listed origin). */
+	/**
+	 * OPTIONS runs nothing, whatever its body: it says which methods the path answers to (with CORS headers for a listed
+	 * origin).
+	 */
 	private answerOptions(path: string, res: ServerResponse): void {
 		const methods = this.routes.methodsOf(path);
 		if (methods.length === 0) throw noSuchRoute();
@@ -191,13 +198,20 @@ export class HttpGateway {
 		res.end();
 	}
 
-	/** The operation a single call runs, refused when the route named none or the request may not run it, and the call's fields. */
-	private async callOf(found: Operation | undefined, req: GatewayRequest): Promise<{ op: Operation; params: Record<string, unknown> }> {
+	/**
+	 * The operation a single call runs, refused when the route named none or the request may not run it, and the call's
+	 * fields.
+	 */
+	private async callOf(
+		found: Operation | undefined,
+		req: GatewayRequest,
+	): Promise<{ op: Operation; params: Record<string, unknown> }> {
 		const op = operationOrNotFound(found, req);
 		if (Array.isArray(req.body)) throw failures.invalidBody("The request body must be a JSON object");
 		refuseCrossSiteWrite(op, req, this.config);
 		const { operation: _ignored, ...params } = req.$params;
-		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? "")) Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
+		if (/^multipart\/form-data/i.test(req.headers["content-type"] ?? ""))
+			Object.assign(params, await readMultipart(req, op.maxBodyBytes ?? this.config.maxBodyBytes));
 		return { op, params };
 	}
 
@@ -213,13 +227,24 @@ export class HttpGateway {
 		this.answerNoContent(req, res);
 	}
 
-	/** Auto-batched requests (`/json/reply/{Operation}[]`): an array of answers, or with /json/oneway a 204 (see performBatch). */
-	private async dispatchBatch(found: Operation | undefined, oneWay: boolean, req: GatewayRequest, res: ServerResponse): Promise<void> {
+	/**
+	 * Auto-batched requests (`/json/reply/{Operation}[]`): an array of answers, or with /json/oneway a 204 (see
+	 * performBatch).
+	 */
+	private async dispatchBatch(
+		found: Operation | undefined,
+		oneWay: boolean,
+		req: GatewayRequest,
+		res: ServerResponse,
+	): Promise<void> {
 		const op = operationOrNotFound(found, req);
-		// The cross-site rule depends only on the operation and the request, so one check holds for every request of the batch.
+		// The cross-site rule depends only on the operation and the request, so one check holds for every request of the
+		// batch.
 		refuseCrossSiteWrite(op, req, this.config);
 		const meta = req.$ctx.meta as RequestMeta & { user?: Caller | null };
-		const answers = await performBatch(op, req, res, () => this.budget.spend(res, meta.user ?? undefined, meta.clientIp));
+		const answers = await performBatch(op, req, res, () =>
+			this.budget.spend(res, meta.user ?? undefined, meta.clientIp),
+		);
 		if (oneWay) return this.answerNoContent(req, res);
 		this.setSessionCookies(req, res);
 		sendJsonText(req, res, 200, wireJson(answers));
@@ -239,14 +264,21 @@ export class HttpGateway {
 		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
 	}
 
-	private async dispatch(found: Operation | undefined, surface: Surface, req: GatewayRequest, res: ServerResponse): Promise<void> {
+	private async dispatch(
+		found: Operation | undefined,
+		surface: Surface,
+		req: GatewayRequest,
+		res: ServerResponse,
+	): Promise<void> {
 		const { op, params } = await this.callOf(found, req);
 		// Kept answers are the JSON text sent: an XML request is neither answered from them nor kept.
-		// Kept answers skip the operations middleware: only a caller of the scope the action named gets one (docs/architecture.md, Kept answers).
+		// Kept answers skip the operations middleware: only a caller of the scope the action named gets one
+		// (docs/architecture.md, Kept answers).
 		const keepable = op.cacheResponse && req.$format !== "xml";
 		const kept = keepable ? this.responses.lookup(op, callerOf(req.$ctx), params) : undefined;
 		if (kept && "json" in kept) {
-			// The same access rule as a fresh answer's (the operations middleware skipped here): allowed before is not taken on trust.
+			// The same access rule as a fresh answer's (the operations middleware skipped here): allowed before is not taken
+			// on trust.
 			checkCall(op, callerOf(req.$ctx), bound(op, params));
 			req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };
 			sendJsonText(req, res, 200, kept.json);
@@ -259,7 +291,11 @@ export class HttpGateway {
 		else if (req.$format === "xml") sendXml(res, 200, answerXml(op, result));
 		else {
 			const json = wireJson(writerFor(op.response)(result));
-			const { responseScope: scope, responseRecords: records, responseExpiresAt: expiresAt } = req.$ctx.meta as ResponseScopeMeta;
+			const {
+				responseScope: scope,
+				responseRecords: records,
+				responseExpiresAt: expiresAt,
+			} = req.$ctx.meta as ResponseScopeMeta;
 			if (kept && scope) {
 				const bytes = Buffer.from(json);
 				this.responses.keep(kept, scope, bytes, records, expiresAt);
@@ -276,11 +312,25 @@ export class HttpGateway {
 			const path = (req.$rawUrl ?? req.url ?? "").split("?")[0];
 			const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
 			// Info in every format: the default log shows each request (the short line appends requestID=…).
-			this.logger.info({ event: "request", method: req.method, path, status: res.statusCode, ms, requestID: res.getHeader("X-Request-ID"), operation: req.$operation?.name }, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
+			this.logger.info(
+				{
+					event: "request",
+					method: req.method,
+					path,
+					status: res.statusCode,
+					ms,
+					requestID: res.getHeader("X-Request-ID"),
+					operation: req.$operation?.name,
+				},
+				`${req.method} ${path} ${res.statusCode} ${ms} ms`,
+			);
 		});
 	}
 
-	/** Writing the answer itself failed: logged, and the connection closed, rather than an unhandled rejection ending the process. */
+	/**
+	 * Writing the answer itself failed: logged, and the connection closed, rather than an unhandled rejection ending the
+	 * process.
+	 */
 	private lastResort(res: ServerResponse, err: unknown): void {
 		this.logger.error({ event: "response-failed", error: err }, "Writing a response failed");
 		if (!res.headersSent) res.statusCode = 500;
@@ -299,29 +349,51 @@ export class HttpGateway {
 			const path = (url ?? req.url ?? "").split("?")[0];
 			const caller = ctx && callerOf(ctx);
 			this.logger.error(
-				{ event: "request-failed", method: req.method, path, status: failure.status, requestID: ctx?.requestID, caller: caller ? (caller.userId ?? "admin") : null, error: err },
+				{
+					event: "request-failed",
+					method: req.method,
+					path,
+					status: failure.status,
+					requestID: ctx?.requestID,
+					caller: caller ? (caller.userId ?? "admin") : null,
+					error: err,
+				},
 				`${req.method} ${path} failed with ${failure.status}`,
 			);
 		}
 		// A 429 always says when to come back; a 503 (shed load) or 409 (a key still in use) when the server knows.
-		if (failure.status === 429 || failure.retryAfter !== undefined) res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
+		if (failure.status === 429 || failure.retryAfter !== undefined)
+			res.setHeader("Retry-After", String(failure.retryAfter ?? secondsUntil(res.getHeader("X-Rate-Limit-Reset"))));
 		const challenge = failure.status === 401 && this.identifier.challenge();
 		if (challenge) res.setHeader("WWW-Authenticate", challenge);
-		if (isSoapCall(req)) sendSoapFailure(this.config, req as SoapRequest, res, failure).catch(err => this.lastResort(res, err));
+		if (isSoapCall(req))
+			sendSoapFailure(this.config, req as SoapRequest, res, failure).catch(err => this.lastResort(res, err));
 		else sendFailure(req, res, failure.status, failure.responseStatus);
 	}
 }
 
 /** Body, query and path fields in one object: the path wins, then the query, then the body. */
 function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record<string, unknown> {
-	const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-	// qs stops nesting at 5 levels (the rest of a name stays text), but a name deeper than any body may be is refused as a body is.
+	const body =
+		req.body !== null && typeof req.body === "object" && !Array.isArray(req.body)
+			? (req.body as Record<string, unknown>)
+			: {};
+	// qs stops nesting at 5 levels (the rest of a name stays text), but a name deeper than any body may be is refused as
+	// a body is.
 	if (query) refuseDeepFieldNames(new URLSearchParams(query).keys(), "The query string");
 	// A null prototype: a body's own "__proto__" key stays a field and never becomes the object's prototype.
-	return Object.assign(Object.create(null) as Record<string, unknown>, body, query ? qs.parse(query) : {}, found.params);
+	return Object.assign(
+		Object.create(null) as Record<string, unknown>,
+		body,
+		query ? qs.parse(query) : {},
+		found.params,
+	);
 }
 
-/** The request's fields as the operation's action gets them (bound, validated, ids in their inner form), for the access rule. */
+/**
+ * The request's fields as the operation's action gets them (bound, validated, ids in their inner form), for the access
+ * rule.
+ */
 const binders = new WeakMap<Operation, (input: Record<string, unknown>) => Record<string, unknown>>();
 function bound(op: Operation, params: Record<string, unknown>): Record<string, unknown> {
 	let bind = binders.get(op);

@@ -18,7 +18,10 @@ export interface IdentifiedRequest extends FormatRequest {
 	$ambient?: boolean;
 }
 
-/** Who is calling, and whether only credentials a browser adds by itself said so (X-ss-id and Bearer are sent on purpose). */
+/**
+ * Who is calling, and whether only credentials a browser adds by itself said so (X-ss-id and Bearer are sent on
+ * purpose).
+ */
 export interface Identity {
 	caller: Caller;
 	ambient: boolean;
@@ -71,7 +74,11 @@ export class Identifier {
 				const decoded = Buffer.from(value, "base64").toString("utf8");
 				const colon = decoded.indexOf(":");
 				// No account's name or password holds a NUL, and some stores refuse one in a query: simply wrong.
-				if (colon > 0 && !decoded.includes("\0")) return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName: decoded.slice(0, colon), Password: decoded.slice(colon + 1) });
+				if (colon > 0 && !decoded.includes("\0"))
+					return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", {
+						UserName: decoded.slice(0, colon),
+						Password: decoded.slice(colon + 1),
+					});
 				break;
 			}
 			case "digest": {
@@ -92,7 +99,8 @@ export class Identifier {
 	private async fromSession(ctx: Context, token: string): Promise<Caller | undefined> {
 		const resolved = await cacheOf(ctx.broker, sessionCache).through(
 			sessionKeyOf(token),
-			async () => (await readCall<ResolvedSession | null, { token: string }>(ctx, "sessions.resolve", { token })) ?? undefined,
+			async () =>
+				(await readCall<ResolvedSession | null, { token: string }>(ctx, "sessions.resolve", { token })) ?? undefined,
 			session => session.reusableForMs,
 		);
 		// A copy: services may hold on to the caller of their call, the cache keeps its own.
@@ -103,11 +111,24 @@ export class Identifier {
 	private digestAnswer(req: IdentifiedRequest, value: string): DigestAnswer | undefined {
 		if (!this.nonces) return undefined;
 		const fields = new Map<string, string>();
-		for (const match of value.matchAll(/(\w+)=(?:"([^"]*)"|([^\s,]+))/g)) fields.set(match[1].toLowerCase(), match[2] ?? match[3]);
-		const [username, realm, nonce, uri, response] = ["username", "realm", "nonce", "uri", "response"].map(k => fields.get(k));
+		for (const match of value.matchAll(/(\w+)=(?:"([^"]*)"|([^\s,]+))/g))
+			fields.set(match[1].toLowerCase(), match[2] ?? match[3]);
+		const [username, realm, nonce, uri, response] = ["username", "realm", "nonce", "uri", "response"].map(k =>
+			fields.get(k),
+		);
 		if (!username || realm !== digestRealm || !nonce || !uri || !response) return undefined;
 		if (this.nonces.check(nonce) !== "valid" || uri !== (req.$rawUrl ?? req.url)) return undefined;
-		return { username, realm, nonce, uri, response, qop: fields.get("qop"), nc: fields.get("nc"), cnonce: fields.get("cnonce"), method: req.method ?? "GET" };
+		return {
+			username,
+			realm,
+			nonce,
+			uri,
+			response,
+			qop: fields.get("qop"),
+			nc: fields.get("nc"),
+			cnonce: fields.get("cnonce"),
+			method: req.method ?? "GET",
+		};
 	}
 }
 

@@ -4,7 +4,8 @@ import { failures } from "../shared/errors";
 
 /**
  * The fields of a multipart/form-data body, bound like a JSON body: text parts by their names (a
- * name given several times: a list of them), a file part as base64 under its part's name, with its type as ContentType unless a part says
+ * name given several times: a list of them), a file part as base64 under its part's name, with its type as ContentType
+ * unless a part says
  * otherwise. More than `limitBytes` in all is a 413; the upload stops there. A text part may be as
  * large as the whole body (busboy would otherwise cut it at 1 MB without a word).
  */
@@ -23,7 +24,10 @@ export function readMultipart(req: IncomingMessage, limitBytes: number): Promise
 		};
 		let parser: ReturnType<typeof Busboy>;
 		try {
-			parser = Busboy({ headers: req.headers as never, limits: { fileSize: limitBytes, fieldSize: limitBytes, fields: 50, files: 1, parts: 60 } });
+			parser = Busboy({
+				headers: req.headers as never,
+				limits: { fileSize: limitBytes, fieldSize: limitBytes, fields: 50, files: 1, parts: 60 },
+			});
 		} catch {
 			return reject(failures.invalidBody("The multipart body is malformed"));
 		}
@@ -32,7 +36,8 @@ export function readMultipart(req: IncomingMessage, limitBytes: number): Promise
 			if (total > limitBytes) return fail(failures.payloadTooLarge(limitBytes));
 			// A repeated name is a list, as in a form body (Tags=a&Tags=b).
 			const earlier = fields[name];
-			fields[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? (earlier as unknown[]) : [earlier]), value];
+			fields[name] =
+				earlier === undefined ? value : [...(Array.isArray(earlier) ? (earlier as unknown[]) : [earlier]), value];
 		});
 		parser.on("file", (name, stream, _filename, _encoding, mimeType) => {
 			const chunks: Buffer[] = [];

@@ -7,7 +7,10 @@ import { failures } from "../shared/errors";
  */
 export const maxNesting = 64;
 
-/** Refuses a parsed body (JSON, XML fields) whose objects and lists nest deeper than maxNesting: 400 InvalidBody. Iterative, so any depth is measured. */
+/**
+ * Refuses a parsed body (JSON, XML fields) whose objects and lists nest deeper than maxNesting: 400 InvalidBody.
+ * Iterative, so any depth is measured.
+ */
 export function refuseDeepBody(body: unknown): void {
 	const pending: Array<[value: unknown, depth: number]> = [[body, 1]];
 	for (let next = pending.pop(); next; next = pending.pop()) {
@@ -18,11 +21,15 @@ export function refuseDeepBody(body: unknown): void {
 	}
 }
 
-/** Refuses form or query field names that nest deeper than maxNesting (`a[b][c]…`: each bracket one level below the request). */
+/**
+ * Refuses form or query field names that nest deeper than maxNesting (`a[b][c]…`: each bracket one level below the
+ * request).
+ */
 export function refuseDeepFieldNames(names: Iterable<string>, where: string): void {
 	for (const name of names) {
 		let depth = 1;
 		for (let at = name.indexOf("["); at >= 0; at = name.indexOf("[", at + 1)) depth++;
-		if (depth > maxNesting) throw failures.invalidBody(`${where} has field names nested deeper than ${maxNesting} levels`);
+		if (depth > maxNesting)
+			throw failures.invalidBody(`${where} has field names nested deeper than ${maxNesting} levels`);
 	}
 }

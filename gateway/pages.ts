@@ -11,7 +11,10 @@ import { soapAliases } from "./soap/routes";
 import { descriptionAliases } from "./description/routes";
 import { nativeTypesAliases } from "./native-types/routes";
 
-/** The gateway's own routes beside the catalogue's: the front door, health, readiness, the listing, metrics, SOAP, the description. */
+/**
+ * The gateway's own routes beside the catalogue's: the front door, health, readiness, the listing, metrics, SOAP, the
+ * description.
+ */
 export function gatewayPages(config: PlazaConfig, broker: ServiceBroker): Record<string, PageHandler> {
 	return {
 		// Someone who opens Plaza's address in a browser lands on the API page (which links the metadata pages).
@@ -30,7 +33,8 @@ export function gatewayPages(config: PlazaConfig, broker: ServiceBroker): Record
 			const ready = isReady(broker);
 			sendJson(req, res, ready ? 200 : 503, { Status: ready ? "Ready" : "NotReady" });
 		},
-		// Prometheus text for the administrator's key (scrapers send it as a Bearer token); the probe port serves it openly inside.
+		// Prometheus text for the administrator's key (scrapers send it as a Bearer token); the probe port serves it openly
+		// inside.
 		"GET /metrics"(req, res, next) {
 			const caller = callerOf(req.$ctx);
 			if (!isAdmin(caller)) return next(caller ? failures.forbidden() : failures.unauthorized());

@@ -21,7 +21,13 @@ const outcomeUnknown = new Set(["RequestTimeoutError", "RequestRejectedError"]);
  * came back it fails as 504 OutcomeUnknown, not 503 (which clients take for "not done, retry").
  * A write's Idempotency-Key goes with it to the node that runs it (see runOnce).
  */
-export async function performOperation(ctx: Context, req: PerformedRequest, op: Operation, surface: string, params: Record<string, unknown>): Promise<unknown> {
+export async function performOperation(
+	ctx: Context,
+	req: PerformedRequest,
+	op: Operation,
+	surface: string,
+	params: Record<string, unknown>,
+): Promise<unknown> {
 	req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };
 	if (op.reads) return ctx.call(op.action, params, { retries: readRetriesOf(ctx) });
 	const key = idempotencyKeyOf(req);
@@ -39,7 +45,8 @@ export async function performOperation(ctx: Context, req: PerformedRequest, op: 
 
 /** Counts the operation a request ran (if it got that far) with the status it ended with. */
 export function recordPerformed(ctx: Context | undefined, req: PerformedRequest, status: number): void {
-	if (ctx && req.$operation) recordOperation(ctx.broker, req.$operation.name, req.$operation.surface, status, req.$operation.startedAt);
+	if (ctx && req.$operation)
+		recordOperation(ctx.broker, req.$operation.name, req.$operation.surface, status, req.$operation.startedAt);
 }
 
 /** The Idempotency-Key header (a structured-field string, quoted, or the bare token most clients send). */
@@ -47,11 +54,22 @@ function idempotencyKeyOf(req: IncomingMessage): string | undefined {
 	const header = req.headers["idempotency-key"];
 	if (header === undefined) return undefined;
 	const value = (Array.isArray(header) ? header.join(",") : header).trim().replace(/^"(.*)"$/, "$1");
-	if (!/^[\x21-\x7e]{1,255}$/.test(value)) throw failures.field("Idempotency-Key", "InvalidValue", "Idempotency-Key must be 1 to 255 visible ASCII characters (e.g. a UUID)");
+	if (!/^[\x21-\x7e]{1,255}$/.test(value))
+		throw failures.field(
+			"Idempotency-Key",
+			"InvalidValue",
+			"Idempotency-Key must be 1 to 255 visible ASCII characters (e.g. a UUID)",
+		);
 	return value;
 }
 
 function unknownOutcome(keyed: boolean): PlazaError {
-	const retry = keyed ? "retry with the same Idempotency-Key to get its answer" : "read before retrying, or send writes with an Idempotency-Key";
-	return new PlazaError(504, "OutcomeUnknown", `No answer came in time; the change may or may not have been made: ${retry}`);
+	const retry = keyed
+		? "retry with the same Idempotency-Key to get its answer"
+		: "read before retrying, or send writes with an Idempotency-Key";
+	return new PlazaError(
+		504,
+		"OutcomeUnknown",
+		`No answer came in time; the change may or may not have been made: ${retry}`,
+	);
 }

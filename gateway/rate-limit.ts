@@ -11,10 +11,15 @@ const flushEveryMs = 250;
 /** Past this the shared counters are taken for unreachable, and this gateway decides on its own counts. */
 const storeTimeoutMs = 1000;
 const warnEveryMs = 60_000;
-/** The last requests of a budget (a twentieth, at least 5) are counted in the shared counter before they are answered. */
+/**
+ * The last requests of a budget (a twentieth, at least 5) are counted in the shared counter before they are answered.
+ */
 const nearTheEnd = (limit: number) => Math.max(5, Math.ceil(limit / 20));
 
-/** Whose budget a request spends: the verified caller's (the API key's for the administrator), else the client address's. */
+/**
+ * Whose budget a request spends: the verified caller's (the API key's for the administrator), else the client
+ * address's.
+ */
 export function budgetKeyOf(caller: Caller | undefined, address: string | undefined): string {
 	if (caller?.userId) return `req:u:${caller.userId}`;
 	if (caller) return "req:admin";
@@ -39,7 +44,9 @@ export function budgetKeyOf(caller: Caller | undefined, address: string | undefi
 export class RequestBudget {
 	private window = 0;
 
-	/** Each caller's total in the shared counter of this window as last answered (this gateway's sent counts included). */
+	/**
+	 * Each caller's total in the shared counter of this window as last answered (this gateway's sent counts included).
+	 */
 	private readonly shared = new Map<string, number>();
 
 	/** Counts not sent yet, and counts sent but not answered yet. */
@@ -160,6 +167,9 @@ export class RequestBudget {
 	private warn(service: Service, err: unknown): void {
 		if (Date.now() - this.warnedAt < warnEveryMs) return;
 		this.warnedAt = Date.now();
-		service.logger.warn("The shared request counters are out of reach; budgets are counted on this gateway alone meanwhile:", err);
+		service.logger.warn(
+			"The shared request counters are out of reach; budgets are counted on this gateway alone meanwhile:",
+			err,
+		);
 	}
 }

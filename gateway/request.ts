@@ -12,7 +12,10 @@ export interface GatewayRequest extends FormatRequest, IdentifiedRequest, Perfor
 	$params: Record<string, unknown>;
 	/** The parsed JSON or form body, when there was one. */
 	body?: unknown;
-	/** The index of the auto-batched request that failed, which its failure names in ResponseStatus.Meta (see gateway/batch.ts). */
+	/**
+	 * The index of the auto-batched request that failed, which its failure names in ResponseStatus.Meta (see
+	 * gateway/batch.ts).
+	 */
 	$autoBatchIndex?: number;
 }
 

@@ -48,8 +48,16 @@ export function sendXml(res: ServerResponse, status: number, xml: string): void 
 	res.end(xml);
 }
 
-/** Sends a failure in the format asked for: ServiceStack's ErrorResponse in XML, else `{ ResponseStatus }` in the wire's JSON. */
-export function sendFailure(req: FormatRequest, res: ServerResponse, status: number, responseStatus: ResponseStatus): void {
+/**
+ * Sends a failure in the format asked for: ServiceStack's ErrorResponse in XML, else `{ ResponseStatus }` in the wire's
+ * JSON.
+ */
+export function sendFailure(
+	req: FormatRequest,
+	res: ServerResponse,
+	status: number,
+	responseStatus: ResponseStatus,
+): void {
 	if (req.$format === "xml") sendXml(res, status, failureXml(responseStatus));
 	else sendJson(req, res, status, { ResponseStatus: responseStatus });
 }

@@ -67,16 +67,24 @@ export class ResponseCache {
 	private readonly scopes = new LRUCache<string, KnownScope>({ max: 100_000, ttl: ttlMs });
 
 	constructor(private readonly broker: ServiceBroker) {
-		// A kept answer skips the operations middleware: its checks must have passed for the same caller and fields (see keep).
+		// A kept answer skips the operations middleware: its checks must have passed for the same caller and fields (see
+		// keep).
 		const unfit = catalogue.filter(op => op.cacheResponse && (!op.reads || op.download));
-		if (unfit.length) throw new Error(`cacheResponse is for reads that are not downloads: ${unfit.map(op => op.name).join(", ")}`);
+		if (unfit.length)
+			throw new Error(`cacheResponse is for reads that are not downloads: ${unfit.map(op => op.name).join(", ")}`);
 		onInvalidation(broker, (cache, keys) => this.drop(cache, keys));
 	}
 
 	/** The kept answer for this caller and these params, or what to remember to keep the one about to be read. */
 	lookup(op: Operation, caller: Caller | undefined, params: Record<string, unknown>): { json: Buffer } | PendingAnswer {
 		const domains = op.cacheResponse?.domains ?? [];
-		const pending: PendingAnswer = { op, callerKey: callerKeyOf(caller), params: canonical(params), generations: domainGenerations(this.broker).of(domains), heard: this.heard };
+		const pending: PendingAnswer = {
+			op,
+			callerKey: callerKeyOf(caller),
+			params: canonical(params),
+			generations: domainGenerations(this.broker).of(domains),
+			heard: this.heard,
+		};
 		const known = this.scopes.get(`${op.name}\n${pending.callerKey}`);
 		if (known?.generations !== pending.generations) return pending;
 		const answer = this.answers.get(answerKey(op, known.scope, pending.params));
@@ -87,7 +95,13 @@ export class ResponseCache {
 	 * Keeps an answer read for `pending`, when its action gave it a scope and nothing it depends on
 	 * changed meanwhile: its domains' generations, and the records it names (cache → keys).
 	 */
-	keep(pending: PendingAnswer, given: string, json: Buffer, records: Record<string, string[]> = {}, expiresAt?: number): void {
+	keep(
+		pending: PendingAnswer,
+		given: string,
+		json: Buffer,
+		records: Record<string, string[]> = {},
+		expiresAt?: number,
+	): void {
 		// Whether the caller may pass these actor fields was checked for this caller alone.
 		if (pending.op.actors?.length && given !== CALLER_SCOPE) return;
 		const ttl = expiresAt === undefined ? ttlMs : Math.min(ttlMs, expiresAt - Date.now());

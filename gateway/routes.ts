@@ -10,7 +10,14 @@ export type Surface = "rest" | "generic";
  * What a matched route runs: an operation of the catalogue (on a surface; `oneWay` when it answers
  * 204 with no body, as /json/oneway does), or a page of the gateway's own.
  */
-export type RouteTarget = { kind: "operation"; surface: Surface; oneWay?: boolean; operation: (params: Record<string, string | undefined>) => Operation | undefined } | { kind: "page"; page: PageHandler };
+export type RouteTarget =
+	| {
+			kind: "operation";
+			surface: Surface;
+			oneWay?: boolean;
+			operation: (params: Record<string, string | undefined>) => Operation | undefined;
+	  }
+	| { kind: "page"; page: PageHandler };
 
 /** A route found for a request: what it runs and the fields its path held. */
 export interface FoundRoute {
@@ -49,10 +56,15 @@ export class Routes {
 	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });
 
 	constructor(pages: Record<string, PageHandler>) {
-		for (const op of catalogue) for (const r of op.routes) this.add(r.method, r.path, { kind: "operation", surface: "rest", operation: () => op });
+		for (const op of catalogue)
+			for (const r of op.routes)
+				this.add(r.method, r.path, { kind: "operation", surface: "rest", operation: () => op });
 		const operation = (params: Record<string, string | undefined>) => operationNamed(unbatched(params.operation ?? ""));
-		for (const prefix of genericPrefixes) for (const verb of verbs) this.add(verb, `${prefix}/:operation`, { kind: "operation", surface: "generic", operation });
-		for (const verb of verbs) this.add(verb, `${oneWayPrefix}/:operation`, { kind: "operation", surface: "generic", oneWay: true, operation });
+		for (const prefix of genericPrefixes)
+			for (const verb of verbs)
+				this.add(verb, `${prefix}/:operation`, { kind: "operation", surface: "generic", operation });
+		for (const verb of verbs)
+			this.add(verb, `${oneWayPrefix}/:operation`, { kind: "operation", surface: "generic", oneWay: true, operation });
 		for (const [key, page] of Object.entries(pages)) {
 			const [method, path] = key.split(" ");
 			this.add(method as Method, path, { kind: "page", page });
@@ -84,7 +96,11 @@ export class Routes {
 		if (!malformed.includes(true)) return;
 		const standIn = segments.map((segment, i) => (malformed[i] ? `${malformedMarker}${i}` : segment)).join("/");
 		const field = this.fieldHolding(standIn) ?? "path";
-		throw failures.field(field, "InvalidValue", `The ${field} holds a malformed %-escape: % must be followed by two hex digits, and the bytes must be UTF-8`);
+		throw failures.field(
+			field,
+			"InvalidValue",
+			`The ${field} holds a malformed %-escape: % must be followed by two hex digits, and the bytes must be UTF-8`,
+		);
 	}
 
 	/** The name of the route field that holds a stand-in for a malformed segment, on any route of the path. */
@@ -104,7 +120,11 @@ export class Routes {
 
 /** Whether a found route is an auto-batched call of the generic route (`/json/reply/FindPost[]`). */
 export function isBatch(found: FoundRoute): boolean {
-	return found.target.kind === "operation" && found.target.surface === "generic" && (found.params.operation ?? "").endsWith(batchSuffix);
+	return (
+		found.target.kind === "operation" &&
+		found.target.surface === "generic" &&
+		(found.params.operation ?? "").endsWith(batchSuffix)
+	);
 }
 
 /** The operation's name without the batch suffix. */
@@ -131,7 +151,10 @@ export function operationListing() {
 			Name: op.name,
 			Summary: op.summary,
 			Access: op.access,
-			Routes: [...op.routes.map(r => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`), `POST /json/reply/${op.name}`],
+			Routes: [
+				...op.routes.map(r => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
+				`POST /json/reply/${op.name}`,
+			],
 		})),
 	};
 }

@@ -63,7 +63,12 @@ class ChildCoverageReporter {
 		const sourceMapPath = `${jsPath}.map`;
 		if (!fs.existsSync(tsPath) || !fs.existsSync(sourceMapPath)) return undefined; // a stale build's leftover
 		return {
-			codeTransformResult: { code: fs.readFileSync(jsPath, "utf8"), originalCode: fs.readFileSync(tsPath, "utf8"), sourceMapPath, wrapperLength: 0 },
+			codeTransformResult: {
+				code: fs.readFileSync(jsPath, "utf8"),
+				originalCode: fs.readFileSync(tsPath, "utf8"),
+				sourceMapPath,
+				wrapperLength: 0,
+			},
 			result: { ...script, url: jsPath },
 		};
 	}

@@ -23,6 +23,7 @@ export function checkAccess(op: Operation, caller: Caller | undefined): void {
 export function checkActors(op: Operation, caller: Caller | undefined, params: Record<string, unknown>): void {
 	if (!op.actors || isAdmin(caller)) return;
 	for (const field of op.actors) {
-		if (params[field] !== undefined && params[field] !== caller?.userId) throw failures.forbidden(`You may act only as yourself: ${field} is not your id`);
+		if (params[field] !== undefined && params[field] !== caller?.userId)
+			throw failures.forbidden(`You may act only as yourself: ${field} is not your id`);
 	}
 }

@@ -43,12 +43,15 @@ export const bucketMsOf = (windowMs: number) => Math.max(1000, Math.ceil(windowM
  */
 export function retryAfterSeconds(limit: SlidingLimit, buckets: readonly WindowCount[], now = Date.now()): number {
 	if (limit.max <= 0) return 0; // 0 switches a limit off
-	const inWindow = buckets.filter(b => b.window + b.windowMs > now - limit.windowMs).sort((a, b) => a.window - b.window);
+	const inWindow = buckets
+		.filter(b => b.window + b.windowMs > now - limit.windowMs)
+		.sort((a, b) => a.window - b.window);
 	let total = inWindow.reduce((sum, b) => sum + b.count, 0);
 	if (total < limit.max) return 0;
 	for (const bucket of inWindow) {
 		total -= bucket.count;
-		if (total < limit.max) return Math.max(1, Math.ceil((bucket.window + bucket.windowMs + limit.windowMs - now) / 1000));
+		if (total < limit.max)
+			return Math.max(1, Math.ceil((bucket.window + bucket.windowMs + limit.windowMs - now) / 1000));
 	}
 	return 1;
 }

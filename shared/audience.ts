@@ -8,15 +8,22 @@ export interface Audience {
 	networks: string[];
 }
 
-/** Audiences by user id, where posts are read; the graph invalidates a user's when a connection, subscription or membership of theirs changes. */
+/**
+ * Audiences by user id, where posts are read; the graph invalidates a user's when a connection, subscription or
+ * membership of theirs changes.
+ */
 export const audienceCache = defineCache<Audience>("audience", { max: 20_000, ttlMs: 60_000 });
 
 /** A user's audience (graph.audienceOf), through this node's cache. */
 export function audienceOf(ctx: Context, userId: string): Promise<Audience> {
-	return cacheOf(ctx.broker, audienceCache).through(userId, () => readCall<Audience, { userId: string }>(ctx, "graph.audienceOf", { userId }));
+	return cacheOf(ctx.broker, audienceCache).through(userId, () =>
+		readCall<Audience, { userId: string }>(ctx, "graph.audienceOf", { userId }),
+	);
 }
 
-/** Who reads the sources of a post, by source id (graph.readersOf): null for a source with too many readers to push to. */
+/**
+ * Who reads the sources of a post, by source id (graph.readersOf): null for a source with too many readers to push to.
+ */
 export interface Readers {
 	follows: Record<string, string[] | null>;
 	members: Record<string, string[] | null>;
@@ -36,4 +43,7 @@ export interface ReadersChange {
 export const readersCache = defineCache<{ readers: string[] | null }>("readers", { max: 20_000, ttlMs: 60_000 });
 
 /** The keys of `readersCache` a change touches. */
-export const readersKeys = ({ follows = [], members = [] }: ReadersChange): string[] => [...follows.map(id => `follows:${id}`), ...members.map(id => `member:${id}`)];
+export const readersKeys = ({ follows = [], members = [] }: ReadersChange): string[] => [
+	...follows.map(id => `follows:${id}`),
+	...members.map(id => `member:${id}`),
+];

@@ -27,22 +27,34 @@ const nodeTrouble = (err: unknown) => {
  * (see lostNodes). The circuit breaker moves calls off a node that is alive but failing; in one
  * process it would take out the only endpoint of an action, and is off there.
  */
-function transport(transporter: string | undefined): Pick<BrokerOptions, "transporter" | "circuitBreaker"> & { watch: Middleware[] } {
+function transport(
+	transporter: string | undefined,
+): Pick<BrokerOptions, "transporter" | "circuitBreaker"> & { watch: Middleware[] } {
 	const nats = transporter && /^nats:\/\//i.test(transporter) ? new PlazaNats(transporter) : undefined;
 	return {
 		transporter: nats ?? (transporter as BrokerOptions["transporter"]),
-		circuitBreaker: { enabled: !!transporter, threshold: 0.5, minRequestCount: 10, windowTime: 10, halfOpenTime: 5_000, check: nodeTrouble },
+		circuitBreaker: {
+			enabled: !!transporter,
+			threshold: 0.5,
+			minRequestCount: 10,
+			windowTime: 10,
+			halfOpenTime: 5_000,
+			check: nodeTrouble,
+		},
 		watch: nats ? [lostNodes(nats)] : [],
 	};
 }
 
-/** A node ID for a process given none: Moleculer's own default names the host, which /metrics and /live would then show. */
+/**
+ * A node ID for a process given none: Moleculer's own default names the host, which /metrics and /live would then show.
+ */
 const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex")}`;
 
 /**
  * The broker of a Plaza process: the same in one process or many, save for the transporter.
  * Fault tolerance: call timeouts; retries only where the caller asks (reads, see readCall; writes
- * never re-run); a lost node's calls rejected at once, a failing one left out (see transport); a bulkhead per action, so a slow
+ * never re-run); a lost node's calls rejected at once, a failing one left out (see transport); a bulkhead per action,
+ * so a slow
  * service cannot take every slot; context tracking, so a stopping node first finishes what it
  * accepted. Operations: Prometheus metrics, optional tracing, structured logs.
  * The bus is a trust boundary: every packet sealed with CLUSTER_SECRET, internal actions only for
@@ -50,7 +62,8 @@ const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex
  */
 export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[]): BrokerOptions {
 	const { cluster } = config;
-	if (config.transporter && !cluster.secret) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
+	if (config.transporter && !cluster.secret)
+		throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it)");
 	// Every packet sealed, each call for its node (docs/architecture.md, The sealed bus).
 	const bus = config.transporter && cluster.secret ? [sealedTransit(cluster.secret)] : [];
 	const { watch, ...transported } = transport(config.transporter);
@@ -62,26 +75,37 @@ export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[
 		requestTimeout: cluster.requestTimeoutMs,
 		heartbeatInterval: cluster.heartbeatIntervalSeconds,
 		heartbeatTimeout: cluster.heartbeatTimeoutSeconds,
-		retryPolicy: { enabled: true, retries: 0, delay: 100, maxDelay: 1000, factor: 2, check: err => (err as Errors.MoleculerRetryableError)?.retryable === true },
+		retryPolicy: {
+			enabled: true,
+			retries: 0,
+			delay: 100,
+			maxDelay: 1000,
+			factor: 2,
+			check: err => (err as Errors.MoleculerRetryableError)?.retryable === true,
+		},
 		...transported,
 		bulkhead: { enabled: true, concurrency: cluster.bulkheadConcurrency, maxQueueSize: cluster.bulkheadQueue },
 		tracking: { enabled: true, shutdownTimeout: 10_000 },
-		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking them.
+		// A stopping node first tells the others to stop sending it calls, then waits this long before it stops taking
+		// them.
 		registry: { stopDelay: config.transporter ? 1000 : 0 },
-		// A reporter instance (see metricsReportingTo); process and OS measures even when NODE_ENV is "test", where Moleculer drops them.
+		// A reporter instance (see metricsReportingTo); process and OS measures even when NODE_ENV is "test", where
+		// Moleculer drops them.
 		metrics: metricsReportingTo([new PrometheusText()], { enabled: true, collectProcessMetrics: true }),
 		// Off unless TRACING or TRACING_EXPORTER asks; spans never carry params, meta or answers (see tracingOptions).
 		tracing: tracingOptions(cluster),
 		// How often a service waiting for its dependencies looks again (Moleculer's default is 1 s).
 		dependencyInterval: 50,
-		// Moleculer's internal middlewares in its own order, save its per-call metrics: moleculerMetricsMiddleware keeps the same ones with series bound once.
+		// Moleculer's internal middlewares in its own order, save its per-call metrics: moleculerMetricsMiddleware keeps
+		// the same ones with series bound once.
 		internalMiddlewares: false,
 		middlewares: [
 			...bus,
 			...watch,
 			internalCallers(),
 			operationsMiddleware,
-			// A node of several writes its own line per call (its request id joins it to the gateway's); in one process the gateway's line says it all.
+			// A node of several writes its own line per call (its request id joins it to the gateway's); in one process the
+			// gateway's line says it all.
 			callLogMiddleware(config.logFormat === "json" || config.transporter ? "info" : "debug"),
 			...extraMiddlewares,
 			...ServiceBroker.INTERNAL_MIDDLEWARES.map(name => (name === "Metrics" ? moleculerMetricsMiddleware() : name)),

@@ -19,7 +19,18 @@ export function callLogMiddleware(level: Level): Middleware {
 			if (name.startsWith("$") || name.endsWith(".rest")) return handler;
 			return function loggedCall(this: unknown, ctx: Context) {
 				const started = process.hrtime.bigint();
-				const log = (outcome: string) => logger[level]({ event: "call", action: name, requestID: ctx.requestID, caller: ctx.nodeID, ms: Number(process.hrtime.bigint() - started) / 1e6, outcome }, `${name} ${outcome}`);
+				const log = (outcome: string) =>
+					logger[level](
+						{
+							event: "call",
+							action: name,
+							requestID: ctx.requestID,
+							caller: ctx.nodeID,
+							ms: Number(process.hrtime.bigint() - started) / 1e6,
+							outcome,
+						},
+						`${name} ${outcome}`,
+					);
 				return (handler.call(this as never, ctx) as Promise<unknown>).then(
 					result => {
 						log("ok");

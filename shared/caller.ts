@@ -34,9 +34,14 @@ export const CALLER_SCOPE = "caller";
 
 /** What an action whose answer the gateway may keep (`cacheResponse`) says of who else gets the same answer. */
 export interface ResponseScopeMeta {
-	/** A name for every caller who gets this same answer to the same request, or CALLER_SCOPE; unset: the answer is not kept. */
+	/**
+	 * A name for every caller who gets this same answer to the same request, or CALLER_SCOPE; unset: the answer is not
+	 * kept.
+	 */
 	responseScope?: string;
-	/** The records the answer is made of, by hot cache (`{ posts: [id] }`): a write that invalidates one of them drops it. */
+	/**
+	 * The records the answer is made of, by hot cache (`{ posts: [id] }`): a write that invalidates one of them drops it.
+	 */
 	responseRecords?: Record<string, string[]>;
 	/** When the answer goes stale by itself (a listed post expires), in ms since the epoch. */
 	responseExpiresAt?: number;

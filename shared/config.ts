@@ -1,7 +1,11 @@
 import path from "node:path";
 
 /** Where a service keeps its records: SQLite files under DATA_DIR (or in memory), PostgreSQL, or MongoDB. */
-export type StoreConfig = { kind: "memory" } | { kind: "sqlite"; dir: string } | { kind: "mongo"; uri: string } | { kind: "postgres"; url: string; poolSize?: number };
+export type StoreConfig =
+	| { kind: "memory" }
+	| { kind: "sqlite"; dir: string }
+	| { kind: "mongo"; uri: string }
+	| { kind: "postgres"; url: string; poolSize?: number };
 
 /** Everything a Plaza process can be told, read once from the environment (PRODUCT.md §5). */
 export interface PlazaConfig {
@@ -69,7 +73,10 @@ export interface ClusterConfig {
 	probePort?: number;
 	/** Spans of each call, printed by Moleculer's console exporter. */
 	tracing: boolean;
-	/** Where spans are sent (TRACING_EXPORTER=zipkin, TRACING_ENDPOINT): a Zipkin v2 endpoint, which an OpenTelemetry collector's zipkin receiver is; unset = nowhere. */
+	/**
+	 * Where spans are sent (TRACING_EXPORTER=zipkin, TRACING_ENDPOINT): a Zipkin v2 endpoint, which an OpenTelemetry
+	 * collector's zipkin receiver is; unset = nowhere.
+	 */
 	traceExport?: { kind: "zipkin"; endpoint: string };
 }
 
@@ -77,7 +84,9 @@ export interface AuthConfig {
 	/** Idle time after which a session ends (sliding), and the longer one of RememberMe sessions. */
 	sessionTtlSeconds: number;
 	rememberMeTtlSeconds: number;
-	/** Failed sign-ins allowed per account from one client address, and per address across accounts, within the window. */
+	/**
+	 * Failed sign-ins allowed per account from one client address, and per address across accounts, within the window.
+	 */
 	maxFailuresPerAccount: number;
 	maxFailuresPerAddress: number;
 	failureWindowSeconds: number;
@@ -112,7 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			failureWindowSeconds: integer(env.SIGNIN_FAILURE_WINDOW_SECONDS, 15 * 60, "SIGNIN_FAILURE_WINDOW_SECONDS"),
 			accountFailureBudget: integer(env.SIGNIN_MAX_FAILURES_PER_ACCOUNT, 50, "SIGNIN_MAX_FAILURES_PER_ACCOUNT"),
 			accountFailureWindowSeconds: integer(env.SIGNIN_ACCOUNT_WINDOW_SECONDS, 3600, "SIGNIN_ACCOUNT_WINDOW_SECONDS"),
-			trustedAddressSeconds: integer(env.SIGNIN_TRUSTED_ADDRESS_SECONDS, 30 * 24 * 3600, "SIGNIN_TRUSTED_ADDRESS_SECONDS"),
+			trustedAddressSeconds: integer(
+				env.SIGNIN_TRUSTED_ADDRESS_SECONDS,
+				30 * 24 * 3600,
+				"SIGNIN_TRUSTED_ADDRESS_SECONDS",
+			),
 			digest: env.DIGEST_AUTH === "true",
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},
@@ -149,7 +162,12 @@ export function defaultConfig(overrides: Partial<PlazaConfig> = {}): PlazaConfig
 function storeFrom(env: NodeJS.ProcessEnv): StoreConfig {
 	// MONGO_URI names Plaza's store on purpose; hosting platforms set DATABASE_URL for any attached PostgreSQL.
 	if (env.MONGO_URI) return { kind: "mongo", uri: env.MONGO_URI };
-	if (env.DATABASE_URL) return { kind: "postgres", url: env.DATABASE_URL, poolSize: integer(env.DATABASE_POOL_SIZE, 0, "DATABASE_POOL_SIZE") || undefined };
+	if (env.DATABASE_URL)
+		return {
+			kind: "postgres",
+			url: env.DATABASE_URL,
+			poolSize: integer(env.DATABASE_POOL_SIZE, 0, "DATABASE_POOL_SIZE") || undefined,
+		};
 	if (env.DATA_DIR === ":memory:") return { kind: "memory" };
 	return { kind: "sqlite", dir: path.resolve(env.DATA_DIR || "./data") };
 }
@@ -174,15 +192,20 @@ function adminApiKey(value: string | undefined): string | undefined {
 /** CLUSTER_SECRET: required as soon as processes meet over a transporter. */
 function clusterSecret(value: string | undefined, transporter: string | undefined): string | undefined {
 	if (!value) {
-		if (transporter) throw new Error("CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it; e.g. openssl rand -hex 32)");
+		if (transporter)
+			throw new Error(
+				"CLUSTER_SECRET must be set when TRANSPORTER is (every process of the deployment shares it; e.g. openssl rand -hex 32)",
+			);
 		return undefined;
 	}
 	return strongSecret(value, "CLUSTER_SECRET");
 }
 
 function strongSecret(value: string, name: string): string {
-	if (value.length < minimumSecretLength) throw new Error(`${name} must be at least ${minimumSecretLength} characters long (e.g. openssl rand -hex 32)`);
-	if (placeholders.test(value)) throw new Error(`${name} is a placeholder value; set a secret of your own (e.g. openssl rand -hex 32)`);
+	if (value.length < minimumSecretLength)
+		throw new Error(`${name} must be at least ${minimumSecretLength} characters long (e.g. openssl rand -hex 32)`);
+	if (placeholders.test(value))
+		throw new Error(`${name} is a placeholder value; set a secret of your own (e.g. openssl rand -hex 32)`);
 	return value;
 }
 
@@ -194,11 +217,17 @@ function trustProxy(value: string | undefined): TrustProxy {
 	return list(value);
 }
 
-/** TRACING_EXPORTER: unset or "zipkin" (then TRACING_ENDPOINT is required); anything else is a mistake to report at start. */
+/**
+ * TRACING_EXPORTER: unset or "zipkin" (then TRACING_ENDPOINT is required); anything else is a mistake to report at
+ * start.
+ */
 function traceExport(exporter: string | undefined, endpoint: string | undefined): ClusterConfig["traceExport"] {
 	if (!exporter || exporter === "none") return undefined;
 	if (exporter !== "zipkin") throw new Error(`TRACING_EXPORTER must be "zipkin" or unset, got "${exporter}"`);
-	if (!endpoint || !/^https?:\/\//.test(endpoint)) throw new Error("TRACING_ENDPOINT must be the collector's URL when TRACING_EXPORTER is set (e.g. http://otel-collector:9411/api/v2/spans)");
+	if (!endpoint || !/^https?:\/\//.test(endpoint))
+		throw new Error(
+			"TRACING_ENDPOINT must be the collector's URL when TRACING_EXPORTER is set (e.g. http://otel-collector:9411/api/v2/spans)",
+		);
 	return { kind: "zipkin", endpoint };
 }
 

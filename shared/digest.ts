@@ -27,7 +27,10 @@ export interface DigestAnswer {
 /** Whether an answer proves knowledge of the password behind `ha1`. */
 export function digestMatches(answer: DigestAnswer, ha1: string): boolean {
 	const ha2 = md5(`${answer.method}:${answer.uri}`);
-	const expected = answer.qop === "auth" ? md5(`${ha1}:${answer.nonce}:${answer.nc}:${answer.cnonce}:auth:${ha2}`) : md5(`${ha1}:${answer.nonce}:${ha2}`);
+	const expected =
+		answer.qop === "auth"
+			? md5(`${ha1}:${answer.nonce}:${answer.nc}:${answer.cnonce}:auth:${ha2}`)
+			: md5(`${ha1}:${answer.nonce}:${ha2}`);
 	const a = Buffer.from(expected);
 	const b = Buffer.from(answer.response);
 	return a.length === b.length && timingSafeEqual(a, b);

@@ -17,7 +17,10 @@ export function operationImplementedBy(action: unknown): Operation | undefined {
 export type OperationMeta = RequestMeta & CallerMeta & ResponseScopeMeta;
 
 /** An operation's action: its params and its answer are the operation's request and response. */
-export type OperationHandler<Op extends Operation, This> = (this: This, ctx: Context<RequestOf<Op>, OperationMeta>) => Promise<ResponseOf<Op>>;
+export type OperationHandler<Op extends Operation, This> = (
+	this: This,
+	ctx: Context<RequestOf<Op>, OperationMeta>,
+) => Promise<ResponseOf<Op>>;
 
 /** The action's key in its service: "posts.create" is the action `create` of the service `posts`. */
 export type ActionKey<Op extends Operation> = Op["action"] extends `${string}.${infer Key}` ? Key : never;
@@ -39,7 +42,10 @@ export function actionKeyOf(op: Operation): string {
 export function typedService<Methods extends object = object, Vars extends object = object>() {
 	type This = Service & Vars & Methods;
 	return {
-		implement: <Op extends Operation>(op: Op, handler: OperationHandler<Op, This>): Record<ActionKey<Op>, ActionSchema<This>> => {
+		implement: <Op extends Operation>(
+			op: Op,
+			handler: OperationHandler<Op, This>,
+		): Record<ActionKey<Op>, ActionSchema<This>> => {
 			const action: ActionSchema<This> = { handler };
 			performed.set(action, op);
 			// A computed key widens to `string`: the key is the operation's own (see ActionKey).

@@ -1,9 +1,20 @@
 import { MetricReporters, MetricRegistry, ServiceBroker } from "moleculer";
 import { nodeMetricsText } from "./observability/node-metrics";
 import { prometheusFormat } from "./observability/prometheus-format";
-import { addFamilies, boundFamilies, HistogramFamily, HistogramSeries, sharedValueFamily, ValueFamily, ValueSeries } from "./observability/metric-series";
+import {
+	addFamilies,
+	boundFamilies,
+	HistogramFamily,
+	HistogramSeries,
+	sharedValueFamily,
+	ValueFamily,
+	ValueSeries,
+} from "./observability/metric-series";
 
-/** Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's business. */
+/**
+ * Moleculer's metrics that describe the host (its name, users, addresses, MACs, command line): none of a scraper's
+ * business.
+ */
 export const hostDetailMetrics = ["os.hostname", "os.user.*", "os.network.*", "process.arguments"];
 
 /**
@@ -61,13 +72,21 @@ interface OperationSeries {
 }
 
 /** Per broker: the families, and the series of each operation, surface and status, bound at their first call. */
-const operationFamilies = new WeakMap<ServiceBroker, { requests: ValueFamily; duration: HistogramFamily; series: Map<string, OperationSeries> }>();
+const operationFamilies = new WeakMap<
+	ServiceBroker,
+	{ requests: ValueFamily; duration: HistogramFamily; series: Map<string, OperationSeries> }
+>();
 
 export function registerOperationMetrics(broker: ServiceBroker): void {
 	if (!broker.isMetricsEnabled() || operationFamilies.has(broker)) return;
 	const families = {
 		requests: new ValueFamily(operationMetrics.requests, "counter", "Operations called, by HTTP status"),
-		duration: new HistogramFamily(operationMetrics.duration, "Time to answer an operation, in seconds", "seconds", [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+		duration: new HistogramFamily(
+			operationMetrics.duration,
+			"Time to answer an operation, in seconds",
+			"seconds",
+			[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+		),
 		series: new Map<string, OperationSeries>(),
 	};
 	operationFamilies.set(broker, families);
@@ -75,14 +94,23 @@ export function registerOperationMetrics(broker: ServiceBroker): void {
 }
 
 /** Counts one operation call and its duration (seconds since `startedAt`, from process.hrtime.bigint()). */
-export function recordOperation(broker: ServiceBroker, operation: string, surface: string, status: number, startedAt: bigint): void {
+export function recordOperation(
+	broker: ServiceBroker,
+	operation: string,
+	surface: string,
+	status: number,
+	startedAt: bigint,
+): void {
 	const families = operationFamilies.get(broker);
 	if (!families) return;
 	const key = `${operation}|${surface}|${status}`;
 	let series = families.series.get(key);
 	if (!series) {
 		const labels = { operation, surface, status };
-		families.series.set(key, (series = { requests: families.requests.series(key, labels), duration: families.duration.series(key, labels) }));
+		families.series.set(
+			key,
+			(series = { requests: families.requests.series(key, labels), duration: families.duration.series(key, labels) }),
+		);
 	}
 	series.requests.value++;
 	series.duration.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
@@ -94,5 +122,10 @@ export const eventStreamMetrics = { open: "plaza.event.streams.open" };
 /** The gauge a gateway sets to its number of open event streams; undefined when metrics are off. */
 export function openStreamsGauge(broker: ServiceBroker): ValueSeries | undefined {
 	if (!broker.isMetricsEnabled()) return undefined;
-	return sharedValueFamily(broker, eventStreamMetrics.open, "gauge", "Server Events streams open on this gateway").series("", {});
+	return sharedValueFamily(
+		broker,
+		eventStreamMetrics.open,
+		"gauge",
+		"Server Events streams open on this gateway",
+	).series("", {});
 }

@@ -17,7 +17,10 @@ export interface SendMeta {
 export type TransporterSend = (topic: string, data: Buffer, meta: SendMeta) => Promise<void>;
 export type TransporterReceive = (cmd: string, data: Buffer, socket?: unknown) => unknown;
 
-/** A hook that gets the method Moleculer would call (`next`, and what it is about) and gives back the one to call instead. */
+/**
+ * A hook that gets the method Moleculer would call (`next`, and what it is about) and gives back the one to call
+ * instead.
+ */
 type Wrapping<F> = (this: never, next: F, ...about: never[]) => F;
 
 /** The hooks of a middleware that wrap a method, as Moleculer calls them. */
@@ -38,24 +41,33 @@ interface WrappingHooks {
 export type WrappingMiddleware = Omit<Middleware, keyof WrappingHooks> & WrappingHooks;
 
 export function wrappingMiddleware(middleware: WrappingMiddleware): Middleware {
-	// Cast: Moleculer's typings give a wrapping hook the wrapped method's result (transporterSend a Promise), not the wrapper it returns.
+	// Cast: Moleculer's typings give a wrapping hook the wrapped method's result (transporterSend a Promise), not the
+	// wrapper it returns.
 	return middleware as unknown as Middleware;
 }
 
 type MetricsOptions = Exclude<BrokerOptions["metrics"], boolean | undefined>;
 
 /** Metrics options whose reporters are instances. */
-export function metricsReportingTo(reporters: MetricReporters.Base[], options: Omit<MetricsOptions, "reporter">): MetricsOptions {
+export function metricsReportingTo(
+	reporters: MetricReporters.Base[],
+	options: Omit<MetricsOptions, "reporter">,
+): MetricsOptions {
 	// Cast: Moleculer takes a reporter instance, though its typings list only reporter names and { type, options }.
 	return { ...options, reporter: reporters } as unknown as MetricsOptions;
 }
 
-/** The part of the NATS client's connection a flush uses (Moleculer's typings leave its transporter's client untyped). */
+/**
+ * The part of the NATS client's connection a flush uses (Moleculer's typings leave its transporter's client untyped).
+ */
 export interface NatsFlushing {
 	flush(): Promise<void>;
 }
 
-/** A transporter that holds a client (NATS's, read at each use: a reconnect replaces it); undefined in one process or when it holds none. */
+/**
+ * A transporter that holds a client (NATS's, read at each use: a reconnect replaces it); undefined in one process or
+ * when it holds none.
+ */
 export function transporterWithClient(broker: ServiceBroker): { readonly client: unknown } | undefined {
 	const transporter = broker.transit?.tx;
 	return transporter && "client" in transporter ? transporter : undefined;

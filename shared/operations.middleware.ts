@@ -19,10 +19,14 @@ export const operationsMiddleware: Middleware = {
 		const op = operationOf(action.name ?? "");
 		if (!op) return handler;
 		const bind = binderFor(op.request);
-		// Async, so that a refusal is a rejected promise: thrown synchronously inside Moleculer's bulkhead, it would keep its slot for good.
+		// Async, so that a refusal is a rejected promise: thrown synchronously inside Moleculer's bulkhead, it would keep
+		// its slot for good.
 		return async function checkedOperation(this: unknown, ctx: Context) {
 			checkAccess(op, callerOf(ctx));
-			const params = validateRequest(op.request as Joi.ObjectSchema<Record<string, unknown>>, bind((ctx.params ?? {}) as Record<string, unknown>));
+			const params = validateRequest(
+				op.request as Joi.ObjectSchema<Record<string, unknown>>,
+				bind((ctx.params ?? {}) as Record<string, unknown>),
+			);
 			checkActors(op, callerOf(ctx), params);
 			ctx.params = params;
 			// A write with an Idempotency-Key runs once per key; its answer is kept where it runs (see runOnce).

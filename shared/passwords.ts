@@ -8,7 +8,10 @@ export interface HashCost {
 	p: number;
 }
 
-/** OWASP's current minimum for scrypt (Password Storage Cheat Sheet): N = 2^17, r = 8, p = 1, i.e. 128 MiB and about half a second per hash. */
+/**
+ * OWASP's current minimum for scrypt (Password Storage Cheat Sheet): N = 2^17, r = 8, p = 1, i.e. 128 MiB and about
+ * half a second per hash.
+ */
 export const owaspCost: HashCost = { N: 1 << 17, r: 8, p: 1 };
 
 /** For test suites only (PASSWORD_HASH_COST=test): they sign up hundreds of users. Never in production. */
@@ -24,7 +27,10 @@ export function currentCost(): HashCost {
 	return process.env.PASSWORD_HASH_COST === "test" ? testCost : owaspCost;
 }
 
-/** What scrypt needs in memory for these parameters (OpenSSL: 128·r·(N + p + 2) bytes), with room to spare: Node's default maxmem is 32 MiB. */
+/**
+ * What scrypt needs in memory for these parameters (OpenSSL: 128·r·(N + p + 2) bytes), with room to spare: Node's
+ * default maxmem is 32 MiB.
+ */
 const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 1024 * 1024;
 
 /**
@@ -40,7 +46,10 @@ const queue = { maxWaitMs: Infinity, pending: 0, samples: [] as number[], next: 
 /** How many recent hashes the pace is the median of. */
 const paceSamples = 31;
 
-/** The longest a hash may expect to wait for the threads before it is refused (the users service sets it from REQUEST_TIMEOUT_MS). */
+/**
+ * The longest a hash may expect to wait for the threads before it is refused (the users service sets it from
+ * REQUEST_TIMEOUT_MS).
+ */
 export function limitHashWait(ms: number): void {
 	queue.maxWaitMs = ms;
 	// One hash now (the decoy, needed anyway) measures the pace before a burst can come.
@@ -98,7 +107,9 @@ function derive(password: string, salt: Buffer, cost: HashCost): Promise<Buffer>
 	const options: ScryptOptions = { ...cost, maxmem: memoryFor(cost) };
 	admitHash();
 	const hashDone = hashStarted();
-	return new Promise<Buffer>((resolve, reject) => scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key)))).finally(hashDone);
+	return new Promise<Buffer>((resolve, reject) =>
+		scrypt(password.normalize("NFKC"), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
+	).finally(hashDone);
 }
 
 /** A salted scrypt hash, self-describing: `scrypt$N$r$p$salt$key` (base64). */
@@ -115,14 +126,21 @@ export async function hashPassword(password: string, cost: HashCost = currentCos
  * was still written after it (seen under a loaded test run: two of 40 registrations). The hash
  * finishes on its thread and is dropped; its time still sets the pace. No limit when `ms` is undefined.
  */
-export async function hashPasswordWithin(password: string, ms: number | undefined, cost: HashCost = currentCost()): Promise<string> {
+export async function hashPasswordWithin(
+	password: string,
+	ms: number | undefined,
+	cost: HashCost = currentCost(),
+): Promise<string> {
 	if (ms === undefined) return hashPassword(password, cost);
-	if (ms <= 0) throw refusal("The call's time was up before its password could be hashed; nothing was done, retry in 1 s", 1);
+	if (ms <= 0)
+		throw refusal("The call's time was up before its password could be hashed; nothing was done, retry in 1 s", 1);
 	const hash = hashPassword(password, cost);
 	let timer: NodeJS.Timeout | undefined;
 	const late = new Promise<never>((_, reject) => {
-		const giveUp = () => reject(refusal("Passwords are being checked too slowly to answer in time; nothing was done, retry in 1 s", 1));
-		// Refused a turn later: after an event loop stalled past the limit, a hash done meanwhile is taken first (timers run before I/O).
+		const giveUp = () =>
+			reject(refusal("Passwords are being checked too slowly to answer in time; nothing was done, retry in 1 s", 1));
+		// Refused a turn later: after an event loop stalled past the limit, a hash done meanwhile is taken first (timers
+		// run before I/O).
 		timer = setTimeout(() => setImmediate(giveUp), ms);
 	});
 	try {
@@ -146,7 +164,14 @@ function parse(stored: string): StoredHash | undefined {
 	const cost = { N: Number(N), r: Number(r), p: Number(p) };
 	if (scheme !== "scrypt" || !salt || !key) return undefined;
 	const sane = (value: number, max: number) => Number.isInteger(value) && value >= 1 && value <= max;
-	if (!sane(cost.N, largest.N) || (cost.N & (cost.N - 1)) !== 0 || cost.N < 2 || !sane(cost.r, largest.r) || !sane(cost.p, largest.p)) return undefined;
+	if (
+		!sane(cost.N, largest.N) ||
+		(cost.N & (cost.N - 1)) !== 0 ||
+		cost.N < 2 ||
+		!sane(cost.r, largest.r) ||
+		!sane(cost.p, largest.p)
+	)
+		return undefined;
 	return { cost, salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") };
 }
 
@@ -167,7 +192,10 @@ export function needsRehash(stored: string, cost: HashCost = currentCost()): boo
 
 let decoys: { cost: string; hash: Promise<string> } | undefined;
 
-/** A hash of nothing anyone knows, at the current cost: checked for unknown accounts, so that they take as long as known ones. */
+/**
+ * A hash of nothing anyone knows, at the current cost: checked for unknown accounts, so that they take as long as known
+ * ones.
+ */
 export function decoyHash(): Promise<string> {
 	const cost = JSON.stringify(currentCost());
 	if (decoys?.cost !== cost) {

@@ -17,16 +17,31 @@ const startUpChatter = [
 	/^✔ ServiceBroker with \d+ service\(s\) started/,
 ];
 
-const isChatter = (args: unknown[]) => typeof args[0] === "string" && startUpChatter.some(pattern => pattern.test(args[0] as string));
+const isChatter = (args: unknown[]) =>
+	typeof args[0] === "string" && startUpChatter.some(pattern => pattern.test(args[0] as string));
 
 /** A line's fields come first, as `logger.info({ requestID, path }, "message")`; an Error is not a field record. */
-const isFields = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+const isFields = (value: unknown): value is Record<string, unknown> =>
+	value !== null &&
+	typeof value === "object" &&
+	(Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
 /** An Error among the fields keeps its name, message and stack in JSON (JSON.stringify would give `{}`). */
-const jsonFields = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value]));
+const jsonFields = (fields: Record<string, unknown>) =>
+	Object.fromEntries(
+		Object.entries(fields).map(([key, value]) => [
+			key,
+			value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value,
+		]),
+	);
 
-// eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects go to JSON; String() is for the scalars left
-const shortValue = (value: unknown) => (typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : typeof value === "object" ? JSON.stringify(value) : String(value));
+const shortValue = (value: unknown) =>
+	typeof value === "string" && /^[^\s"=]+$/.test(value)
+		? value
+		: typeof value === "object"
+			? JSON.stringify(value)
+			: // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects go to JSON; String() is for the scalars left
+				String(value);
 
 /**
  * A short line reads `message key=value …`: the fields the message does not already show, an Error
@@ -71,7 +86,8 @@ export class PlazaConsoleLogger extends Loggers.Console {
 			const as = level === "info" && isChatter(args) ? "debug" : level;
 			// Lines below the level are dropped before they are shaped: a request's debug lines cost nothing at warn.
 			if (Loggers.Console.LEVELS.indexOf(as) > shown) return;
-			const shaped = this.format === "json" ? (isFields(args[0]) ? [jsonFields(args[0]), ...args.slice(1)] : args) : shortArgs(args);
+			const shaped =
+				this.format === "json" ? (isFields(args[0]) ? [jsonFields(args[0]), ...args.slice(1)] : args) : shortArgs(args);
 			handler(as, shaped);
 		};
 	}
@@ -80,5 +96,8 @@ export class PlazaConsoleLogger extends Loggers.Console {
 /** The broker's logger option for a level and format (false: no log at all). */
 export function plazaLogger(level: LogLevels | false, format: "json" | "short"): PlazaConsoleLogger | false {
 	if (level === false) return false;
-	return new PlazaConsoleLogger({ level, formatter: format === "json" ? "jsonext" : "short", colors: format !== "json" }, format);
+	return new PlazaConsoleLogger(
+		{ level, formatter: format === "json" ? "jsonext" : "short", colors: format !== "json" },
+		format,
+	);
 }

@@ -26,7 +26,11 @@ export async function startProbeServer(broker: ServiceBroker, port: number): Pro
 		if (path === "/live") return send(200, "application/json", JSON.stringify({ Status: "Up", NodeID: broker.nodeID }));
 		if (path === "/ready") {
 			const ready = isReady(broker);
-			return send(ready ? 200 : 503, "application/json", JSON.stringify({ Status: ready ? "Ready" : "NotReady", NodeID: broker.nodeID }));
+			return send(
+				ready ? 200 : 503,
+				"application/json",
+				JSON.stringify({ Status: ready ? "Ready" : "NotReady", NodeID: broker.nodeID }),
+			);
 		}
 		if (path !== "/metrics") return send(404, "text/plain", "Not found\n");
 		currentPrometheusText(broker).then(

@@ -11,7 +11,9 @@ export interface Profile {
 	DefaultVenueId?: string;
 }
 
-/** Profiles by user id, on each node that shows names; the users service invalidates a user's when it changes or goes. */
+/**
+ * Profiles by user id, on each node that shows names; the users service invalidates a user's when it changes or goes.
+ */
 export const profileCache = defineCache<Profile>("profiles", { max: 20_000, ttlMs: 5 * 60_000 });
 
 /** The profiles of these users, by id: the cached ones, and the others in one call to the users service. */

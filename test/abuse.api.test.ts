@@ -23,7 +23,13 @@ describe("abusive clients cost the others nothing", () => {
 	afterAll(() => plaza.stop());
 
 	/** The status and time of one request; 0 when it got no answer within `timeoutMs`. */
-	const timed = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 10_000) => {
+	const timed = async (
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+		timeoutMs = 10_000,
+	) => {
 		const started = Date.now();
 		const status = await fetch(plaza.url + path, {
 			method,
@@ -59,8 +65,17 @@ describe("abusive clients cost the others nothing", () => {
 				sockets.push(socket);
 			});
 		await Promise.all(Array.from({ length: 100 }, () => open("GET /health HTTP/1.1\r\nHost: plaza\r\n")));
-		await Promise.all(Array.from({ length: 100 }, () => open(`POST /Posts HTTP/1.1\r\nHost: plaza\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nX-ss-id: ${other.token}\r\n\r\n{`)));
-		const drip = setInterval(() => sockets.forEach((s, i) => s.writable && s.write(i < 100 ? "X-Slow: a\r\n" : " ")), 200);
+		await Promise.all(
+			Array.from({ length: 100 }, () =>
+				open(
+					`POST /Posts HTTP/1.1\r\nHost: plaza\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nX-ss-id: ${other.token}\r\n\r\n{`,
+				),
+			),
+		);
+		const drip = setInterval(
+			() => sockets.forEach((s, i) => s.writable && s.write(i < 100 ? "X-Slow: a\r\n" : " ")),
+			200,
+		);
 		try {
 			await new Promise(resolve => setTimeout(resolve, 1000));
 			await wellBehaved(2000);
@@ -78,19 +93,39 @@ describe("abusive clients cost the others nothing", () => {
 		const replies: Array<{ status: number; ms: number }> = [];
 		await Promise.all(
 			Array.from({ length: 60 }, async (_, c) => {
-				for (let i = 0; i < 10; i++) replies.push(i % 2 ? await timed("GET", `/Posts/${postId}`, undefined, asOther) : await timed("POST", "/Posts", { AuthorId: other.userId, Content: `flood ${c}-${i}` }, asOther));
+				for (let i = 0; i < 10; i++)
+					replies.push(
+						i % 2
+							? await timed("GET", `/Posts/${postId}`, undefined, asOther)
+							: await timed("POST", "/Posts", { AuthorId: other.userId, Content: `flood ${c}-${i}` }, asOther),
+					);
 			}),
 		);
 		expect(statusSet(replies)).toEqual([200]);
-		const kept = (await other.http<Array<{ Content: string }>>("GET", `/Users/${other.userId}/Feed?Limit=1000`)).body.filter(p => p.Content.startsWith("flood "));
+		const kept = (
+			await other.http<Array<{ Content: string }>>("GET", `/Users/${other.userId}/Feed?Limit=1000`)
+		).body.filter(p => p.Content.startsWith("flood "));
 		expect(kept).toHaveLength(300);
 		await wellBehaved(2000);
 	}, 60_000);
 
 	test("300 wrong-password sign-ins at once: 401 or 429, never a 5xx; the owner signs in from elsewhere, and others are served", async () => {
-		const guesses = await Promise.all(Array.from({ length: 300 }, (_, i) => timed("POST", "/auth/credentials", { UserName: i % 2 ? owner.userName : other.userName, Password: `guess ${i}` }, attacker, 20_000)));
+		const guesses = await Promise.all(
+			Array.from({ length: 300 }, (_, i) =>
+				timed(
+					"POST",
+					"/auth/credentials",
+					{ UserName: i % 2 ? owner.userName : other.userName, Password: `guess ${i}` },
+					attacker,
+					20_000,
+				),
+			),
+		);
 		expect(statusSet(guesses)).toEqual([401, 429]);
-		expect((await timed("POST", "/auth/credentials", { UserName: owner.userName, Password: owner.password }, fromOwner)).status).toBe(200);
+		expect(
+			(await timed("POST", "/auth/credentials", { UserName: owner.userName, Password: owner.password }, fromOwner))
+				.status,
+		).toBe(200);
 		await wellBehaved(2000);
 	}, 60_000);
 
@@ -98,11 +133,17 @@ describe("abusive clients cost the others nothing", () => {
 		const asOther = { "X-ss-id": other.token, ...attacker };
 		const unknownPost = "0f8fad5bd9cb469fa16570867728950e";
 		const floods = await Promise.all([
-			...Array.from({ length: 150 }, () => timed("POST", "/Posts", { AuthorId: other.userId, Content: "anonymous" }, attacker)),
+			...Array.from({ length: 150 }, () =>
+				timed("POST", "/Posts", { AuthorId: other.userId, Content: "anonymous" }, attacker),
+			),
 			...Array.from({ length: 150 }, () => timed("POST", "/Connections", { OwnerId: other.userId }, asOther)),
-			...Array.from({ length: 150 }, () => timed("PUT", `/Users/${owner.userId}`, { FirstName: "Not", LastName: "Yours" }, asOther)),
+			...Array.from({ length: 150 }, () =>
+				timed("PUT", `/Users/${owner.userId}`, { FirstName: "Not", LastName: "Yours" }, asOther),
+			),
 			...Array.from({ length: 150 }, () => timed("GET", `/Posts/${unknownPost}`, undefined, asOther)),
-			...Array.from({ length: 150 }, () => timed("POST", "/register", { UserName: owner.userName, Password: "a long passphrase" }, attacker, 20_000)),
+			...Array.from({ length: 150 }, () =>
+				timed("POST", "/register", { UserName: owner.userName, Password: "a long passphrase" }, attacker, 20_000),
+			),
 		]);
 		const per = (k: number) => statusSet(floods.slice(k * 150, (k + 1) * 150));
 		expect([per(0), per(1), per(2), per(3), per(4)]).toEqual([[401], [400], [403], [404], [409]]);
@@ -113,10 +154,19 @@ describe("abusive clients cost the others nothing", () => {
 			await timed("POST", "/Connections", { OwnerId: owner.userId, ConnectToId: other.userId }, asOwner, 2000),
 			await timed("PUT", `/Users/${owner.userId}`, { FirstName: "Still", LastName: "Mine" }, asOwner, 2000),
 			await timed("GET", `/Posts/${postId}`, undefined, asOwner, 2000),
-			await timed("POST", "/register", { UserName: `after.refusals.${Date.now()}`, Password: "a long passphrase" }, fromOwner, 5000),
+			await timed(
+				"POST",
+				"/register",
+				{ UserName: `after.refusals.${Date.now()}`, Password: "a long passphrase" },
+				fromOwner,
+				5000,
+			),
 		];
 		expect(served.map(r => r.status)).toEqual([200, 200, 200, 200, 200]);
-		expect((await owner.http("GET", `/Users/${owner.userId}`)).body).toMatchObject({ FirstName: "Still", LastName: "Mine" });
+		expect((await owner.http("GET", `/Users/${owner.userId}`)).body).toMatchObject({
+			FirstName: "Still",
+			LastName: "Mine",
+		});
 		await wellBehaved(2000);
 	}, 90_000);
 });

@@ -40,7 +40,13 @@ describe("the access matrix: every operation × anonymous, stranger, owner, admi
 	let stranger: Session;
 	let world: World;
 	let cells = 0;
-	const headersOf = (caller: Caller): Record<string, string> => ({ anonymous: {}, stranger: sessionHeaders(stranger.token), owner: sessionHeaders(owner.token), admin: adminHeaders })[caller];
+	const headersOf = (caller: Caller): Record<string, string> =>
+		({
+			anonymous: {},
+			stranger: sessionHeaders(stranger.token),
+			owner: sessionHeaders(owner.token),
+			admin: adminHeaders,
+		})[caller];
 
 	beforeAll(async () => {
 		plaza = await startPlaza();
@@ -48,7 +54,9 @@ describe("the access matrix: every operation × anonymous, stranger, owner, admi
 		world = await makeWorld(plaza, owner);
 	});
 	afterAll(async () => {
-		console.log(`access matrix (${engine}): ${cells} cells checked (${catalogue.length} operations × ${callers.length} callers × ${surfaces.length} surfaces)`);
+		console.log(
+			`access matrix (${engine}): ${cells} cells checked (${catalogue.length} operations × ${callers.length} callers × ${surfaces.length} surfaces)`,
+		);
 		await plaza?.stop();
 	});
 
@@ -99,18 +107,59 @@ describe("a private post, in every read path, on every surface: nobody but its a
 
 	beforeAll(async () => {
 		plaza = await startPlaza();
-		[owner, stranger, acquaintance, recipient, insider] = [await plaza.signUp(), await plaza.signUp(), await plaza.signUp(), await plaza.signUp(), await plaza.signUp()];
-		const open = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Open club", IsOpen: true })).body;
-		expect((await acquaintance.http("POST", `/Networks/${open.Id}/Members`, { UserId: acquaintance.userId })).status).toBe(200);
-		expect((await acquaintance.http("POST", "/Connections", { OwnerId: acquaintance.userId, ConnectToId: owner.userId })).status).toBe(200);
-		expect((await acquaintance.http("POST", "/Subscriptions", { SubscriberId: acquaintance.userId, SubscribedToId: owner.userId })).status).toBe(200);
+		[owner, stranger, acquaintance, recipient, insider] = [
+			await plaza.signUp(),
+			await plaza.signUp(),
+			await plaza.signUp(),
+			await plaza.signUp(),
+			await plaza.signUp(),
+		];
+		const open = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Open club", IsOpen: true }))
+			.body;
+		expect(
+			(await acquaintance.http("POST", `/Networks/${open.Id}/Members`, { UserId: acquaintance.userId })).status,
+		).toBe(200);
+		expect(
+			(await acquaintance.http("POST", "/Connections", { OwnerId: acquaintance.userId, ConnectToId: owner.userId }))
+				.status,
+		).toBe(200);
+		expect(
+			(
+				await acquaintance.http("POST", "/Subscriptions", {
+					SubscriberId: acquaintance.userId,
+					SubscribedToId: owner.userId,
+				})
+			).status,
+		).toBe(200);
 		const inner = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle" })).body;
 		expect((await owner.http("POST", `/Networks/${inner.Id}/Members`, { UserId: insider.userId })).status).toBe(200);
 
-		post = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: `${secret} content`, IsPrivate: true, Tags: [tag, `${secret}tag`], RecipientIds: [recipient.userId, inner.Id] })).body;
-		publicPost = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "anyone may read this", Tags: [tag] })).body;
-		comment = (await recipient.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: recipient.userId, Content: `${secret} comment` })).body;
-		picture = (await owner.http("POST", "/Pictures", { OwnerId: owner.userId, PostId: post.Id, ContentType: "image/gif", Data: gifData })).body;
+		post = (
+			await owner.http("POST", "/Posts", {
+				AuthorId: owner.userId,
+				Content: `${secret} content`,
+				IsPrivate: true,
+				Tags: [tag, `${secret}tag`],
+				RecipientIds: [recipient.userId, inner.Id],
+			})
+		).body;
+		publicPost = (
+			await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "anyone may read this", Tags: [tag] })
+		).body;
+		comment = (
+			await recipient.http("POST", `/Posts/${post.Id}/Comments`, {
+				AuthorId: recipient.userId,
+				Content: `${secret} comment`,
+			})
+		).body;
+		picture = (
+			await owner.http("POST", "/Pictures", {
+				OwnerId: owner.userId,
+				PostId: post.Id,
+				ContentType: "image/gif",
+				Data: gifData,
+			})
+		).body;
 		expect([post.Id, publicPost.Id, comment.Id, picture.Id].every(Boolean)).toBe(true);
 	});
 	afterAll(async () => {
@@ -138,29 +187,42 @@ describe("a private post, in every read path, on every surface: nobody but its a
 	];
 
 	describe.each(["rest", "generic", "soap"] as const)("on %s", surface => {
-		test.each(readPaths)("%s: 404 or a list without it for a stranger and an acquaintance; its audience reads it", async (name, paramsFor, kind, part) => {
-			for (const reader of [stranger, acquaintance]) {
-				const answer = await sendOn(plaza, surface, sessionHeaders(reader.token), op(name), paramsFor(reader));
-				expect([name, reader === stranger ? "stranger" : "acquaintance", kind === "record" ? answer.status : outcomeOf(answer.status)]).toEqual([name, reader === stranger ? "stranger" : "acquaintance", kind === "record" ? 404 : "allowed"]);
-				expect(answer.text).not.toContain(secret);
-				if (kind === "list") expect(holds(answer.text, part())).toBe(false);
+		test.each(readPaths)(
+			"%s: 404 or a list without it for a stranger and an acquaintance; its audience reads it",
+			async (name, paramsFor, kind, part) => {
+				for (const reader of [stranger, acquaintance]) {
+					const answer = await sendOn(plaza, surface, sessionHeaders(reader.token), op(name), paramsFor(reader));
+					expect([
+						name,
+						reader === stranger ? "stranger" : "acquaintance",
+						kind === "record" ? answer.status : outcomeOf(answer.status),
+					]).toEqual([name, reader === stranger ? "stranger" : "acquaintance", kind === "record" ? 404 : "allowed"]);
+					expect(answer.text).not.toContain(secret);
+					if (kind === "list") expect(holds(answer.text, part())).toBe(false);
+					checks += 1;
+				}
+				// The same paths serve its audience, so that a denial above is the rule, not a broken path.
+				for (const reader of [owner, recipient, insider]) {
+					const answer = await sendOn(plaza, surface, sessionHeaders(reader.token), op(name), paramsFor(reader));
+					expect([name, answer.status]).toEqual([name, 200]);
+					expect([name, holds(answer.text, part())]).toEqual([name, true]);
+					checks += 1;
+				}
+				const byAdmin = await sendOn(plaza, surface, adminHeaders, op(name), paramsFor(owner));
+				expect([name, byAdmin.status, holds(byAdmin.text, part())]).toEqual([name, 200, true]);
 				checks += 1;
-			}
-			// The same paths serve its audience, so that a denial above is the rule, not a broken path.
-			for (const reader of [owner, recipient, insider]) {
-				const answer = await sendOn(plaza, surface, sessionHeaders(reader.token), op(name), paramsFor(reader));
-				expect([name, answer.status]).toEqual([name, 200]);
-				expect([name, holds(answer.text, part())]).toEqual([name, true]);
-				checks += 1;
-			}
-			const byAdmin = await sendOn(plaza, surface, adminHeaders, op(name), paramsFor(owner));
-			expect([name, byAdmin.status, holds(byAdmin.text, part())]).toEqual([name, 200, true]);
-			checks += 1;
-		});
+			},
+		);
 
 		test("a public post with the same tag reaches the stranger: the search path itself works", async () => {
-			const answer = await sendOn(plaza, surface, sessionHeaders(stranger.token), op("SearchPostsByTag"), { TagNames: tag });
-			expect([answer.status, holds(answer.text, publicPost.Id), holds(answer.text, post.Id)]).toEqual([200, true, false]);
+			const answer = await sendOn(plaza, surface, sessionHeaders(stranger.token), op("SearchPostsByTag"), {
+				TagNames: tag,
+			});
+			expect([answer.status, holds(answer.text, publicPost.Id), holds(answer.text, post.Id)]).toEqual([
+				200,
+				true,
+				false,
+			]);
 			checks += 1;
 		});
 

@@ -25,12 +25,20 @@ describe("registration and sign-in", () => {
 	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("the full flow: register, sign in, call with the cookie, X-ss-id, Basic and an API key, sign out, old session refused", async () => {
-		const registered = await plaza.http<AuthBody>("POST", "/register", { UserName: "flow.user", Email: "flow@example.org", Password: "s3cret-passphrase", DisplayName: "Flow User" });
+		const registered = await plaza.http<AuthBody>("POST", "/register", {
+			UserName: "flow.user",
+			Email: "flow@example.org",
+			Password: "s3cret-passphrase",
+			DisplayName: "Flow User",
+		});
 		expect(registered.status).toBe(200);
 		expect(registered.body).toEqual({ UserId: expect.stringMatching(/^[0-9a-f]{32}$/), UserName: "flow.user" });
 		const userId = registered.body.UserId;
 
-		const signIn = await plaza.http<AuthBody>("POST", "/auth/credentials", { UserName: "flow.user", Password: "s3cret-passphrase" });
+		const signIn = await plaza.http<AuthBody>("POST", "/auth/credentials", {
+			UserName: "flow.user",
+			Password: "s3cret-passphrase",
+		});
 		expect(signIn.status).toBe(200);
 		expect(signIn.body).toMatchObject({ UserId: userId, UserName: "flow.user", DisplayName: "Flow User" });
 		const token = signIn.body.SessionId!;
@@ -40,8 +48,12 @@ describe("registration and sign-in", () => {
 
 		const withCookie = await plaza.http("GET", `/Users/${userId}`, undefined, { Cookie: cookieHeader(cookies) });
 		const withHeader = await plaza.http("GET", `/Users/${userId}`, undefined, { "X-ss-id": token });
-		const withBasic = await plaza.http("GET", `/Users/${userId}`, undefined, { Authorization: basic("flow.user", "s3cret-passphrase") });
-		const withEmailBasic = await plaza.http("GET", `/Users/${userId}`, undefined, { Authorization: basic("FLOW@example.org", "s3cret-passphrase") });
+		const withBasic = await plaza.http("GET", `/Users/${userId}`, undefined, {
+			Authorization: basic("flow.user", "s3cret-passphrase"),
+		});
+		const withEmailBasic = await plaza.http("GET", `/Users/${userId}`, undefined, {
+			Authorization: basic("FLOW@example.org", "s3cret-passphrase"),
+		});
 		const withApiKey = await plaza.http("GET", `/Users/${userId}`, undefined, { Authorization: `Bearer ${ADMIN_KEY}` });
 		for (const reply of [withCookie, withHeader, withBasic, withEmailBasic, withApiKey]) {
 			expect(reply.status).toBe(200);
@@ -54,7 +66,9 @@ describe("registration and sign-in", () => {
 
 		const logout = await plaza.http("GET", "/auth/logout", undefined, { Cookie: cookieHeader(cookies) });
 		expect(logout.status).toBe(200);
-		expect(logout.headers.getSetCookie()).toEqual(expect.arrayContaining([expect.stringMatching(/^ss-id=; Max-Age=0; Path=\/; HttpOnly/)]));
+		expect(logout.headers.getSetCookie()).toEqual(
+			expect.arrayContaining([expect.stringMatching(/^ss-id=; Max-Age=0; Path=\/; HttpOnly/)]),
+		);
 
 		for (const headers of [{ Cookie: cookieHeader(cookies) }, { "X-ss-id": token }] as Array<Record<string, string>>) {
 			const refused = await plaza.http<ErrorBody>("GET", `/Users/${userId}`, undefined, headers);
@@ -65,16 +79,29 @@ describe("registration and sign-in", () => {
 	});
 
 	test("AutoLogin returns a SessionId with the cookies, and Continue comes back as ReferrerUrl", async () => {
-		const reply = await plaza.http<AuthBody>("POST", "/json/reply/Registration", { Email: "auto@example.org", Password: "long enough", AutoLogin: true, Continue: "/welcome" });
+		const reply = await plaza.http<AuthBody>("POST", "/json/reply/Registration", {
+			Email: "auto@example.org",
+			Password: "long enough",
+			AutoLogin: true,
+			Continue: "/welcome",
+		});
 		expect(reply.status).toBe(200);
-		expect(reply.body).toMatchObject({ UserName: "auto@example.org", ReferrerUrl: "/welcome", SessionId: expect.any(String) });
+		expect(reply.body).toMatchObject({
+			UserName: "auto@example.org",
+			ReferrerUrl: "/welcome",
+			SessionId: expect.any(String),
+		});
 		expect(reply.headers.getSetCookie()[0]).toBe(`ss-id=${reply.body.SessionId}; Path=/; HttpOnly; SameSite=Lax`);
 		const me = await plaza.http("GET", `/Users/${reply.body.UserId}`, undefined, { "X-ss-id": reply.body.SessionId! });
 		expect(me.status).toBe(200);
 	});
 
 	test("registration fills FirstName and LastName from DisplayName when they are not given", async () => {
-		const session = await plaza.signUp({ FirstName: undefined, LastName: undefined, DisplayName: "Grace Brewster Hopper" });
+		const session = await plaza.signUp({
+			FirstName: undefined,
+			LastName: undefined,
+			DisplayName: "Grace Brewster Hopper",
+		});
 		const me = await session.http("GET", `/Users/${session.userId}`);
 		expect(me.body).toMatchObject({ FirstName: "Grace", LastName: "Brewster Hopper" });
 	});
@@ -82,9 +109,21 @@ describe("registration and sign-in", () => {
 	test("sign-in by every route: POST /auth with a provider, the generic route as Auth and as Authenticate, e-mail as user name", async () => {
 		const user = await plaza.signUp({ Email: "routes@example.org" });
 		const replies = [
-			await plaza.http<AuthBody>("POST", "/auth", { provider: "credentials", UserName: user.userName, Password: user.password }),
-			await plaza.http<AuthBody>("POST", "/json/reply/Auth", { provider: "credentials", UserName: user.userName, Password: user.password }),
-			await plaza.http<AuthBody>("POST", "/json/reply/Authenticate", { provider: "credentials", userName: "ROUTES@example.org", password: user.password }),
+			await plaza.http<AuthBody>("POST", "/auth", {
+				provider: "credentials",
+				UserName: user.userName,
+				Password: user.password,
+			}),
+			await plaza.http<AuthBody>("POST", "/json/reply/Auth", {
+				provider: "credentials",
+				UserName: user.userName,
+				Password: user.password,
+			}),
+			await plaza.http<AuthBody>("POST", "/json/reply/Authenticate", {
+				provider: "credentials",
+				userName: "ROUTES@example.org",
+				password: user.password,
+			}),
 		];
 		for (const reply of replies) {
 			expect(reply.status).toBe(200);
@@ -95,11 +134,21 @@ describe("registration and sign-in", () => {
 
 	test("RememberMe sets ss-pid and ss-opt=perm that outlive the browser session", async () => {
 		const user = await plaza.signUp();
-		const reply = await plaza.http<AuthBody>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password, RememberMe: true });
+		const reply = await plaza.http<AuthBody>("POST", "/auth/credentials", {
+			UserName: user.userName,
+			Password: user.password,
+			RememberMe: true,
+		});
 		const token = reply.body.SessionId!;
 		const cookies = reply.headers.getSetCookie();
-		expect(cookies).toEqual([`ss-id=${token}; Path=/; HttpOnly; SameSite=Lax`, `ss-pid=${token}; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax`, "ss-opt=perm; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax"]);
-		const withPermanentOnly = await plaza.http("GET", `/Users/${user.userId}`, undefined, { Cookie: `ss-pid=${token}; ss-opt=perm` });
+		expect(cookies).toEqual([
+			`ss-id=${token}; Path=/; HttpOnly; SameSite=Lax`,
+			`ss-pid=${token}; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax`,
+			"ss-opt=perm; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax",
+		]);
+		const withPermanentOnly = await plaza.http("GET", `/Users/${user.userId}`, undefined, {
+			Cookie: `ss-pid=${token}; ss-opt=perm`,
+		});
 		expect(withPermanentOnly.status).toBe(200);
 	});
 
@@ -107,7 +156,12 @@ describe("registration and sign-in", () => {
 		const secure = await startPlaza({ services: ["users"], trustProxy: 1 });
 		try {
 			const user = await secure.signUp();
-			const reply = await secure.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password }, { "X-Forwarded-Proto": "https" });
+			const reply = await secure.http(
+				"POST",
+				"/auth/credentials",
+				{ UserName: user.userName, Password: user.password },
+				{ "X-Forwarded-Proto": "https" },
+			);
 			expect(reply.headers.getSetCookie()[0]).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
 			expect(reply.headers.get("strict-transport-security")).toContain("max-age=");
 		} finally {
@@ -122,7 +176,10 @@ describe("registration and sign-in", () => {
 		await plaza.http("POST", "/register", { UserName: "known.user", Password: "the password 1" });
 		const reply = await plaza.http<ErrorBody>("POST", "/auth/credentials", credentials);
 		expect(reply.status).toBe(401);
-		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "Unauthorized", Message: "Invalid UserName or Password" });
+		expect(reply.body.ResponseStatus).toMatchObject({
+			ErrorCode: "Unauthorized",
+			Message: "Invalid UserName or Password",
+		});
 		expect(reply.headers.getSetCookie()).toEqual([]);
 	});
 
@@ -134,21 +191,32 @@ describe("registration and sign-in", () => {
 		}
 	});
 
-	test.each(["twitter", "facebook", "github", "digest", "nonsense"])("the provider %s is not configured: 404", async provider => {
-		const reply = await plaza.http<ErrorBody>("POST", `/auth/${provider}`, { UserName: "x", Password: "y" });
-		expect(reply.status).toBe(404);
-		expect(reply.body.ResponseStatus.ErrorCode).toBe("NotFound");
-	});
+	test.each(["twitter", "facebook", "github", "digest", "nonsense"])(
+		"the provider %s is not configured: 404",
+		async provider => {
+			const reply = await plaza.http<ErrorBody>("POST", `/auth/${provider}`, { UserName: "x", Password: "y" });
+			expect(reply.status).toBe(404);
+			expect(reply.body.ResponseStatus.ErrorCode).toBe("NotFound");
+		},
+	);
 
 	test("a user name or e-mail address registers once: 409 AlreadyExists naming the field", async () => {
 		await plaza.http("POST", "/register", { UserName: "taken", Email: "taken@example.org", Password: "password one" });
 		const before = await plaza.count("users", "users");
 		const sameName = await plaza.http<ErrorBody>("POST", "/register", { UserName: "TAKEN", Password: "password two" });
-		const sameEmail = await plaza.http<ErrorBody>("POST", "/register", { UserName: "other", Email: "Taken@Example.org", Password: "password two" });
+		const sameEmail = await plaza.http<ErrorBody>("POST", "/register", {
+			UserName: "other",
+			Email: "Taken@Example.org",
+			Password: "password two",
+		});
 		expect(sameName.status).toBe(409);
-		expect(sameName.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "UserName" })]);
+		expect(sameName.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "UserName" }),
+		]);
 		expect(sameEmail.status).toBe(409);
-		expect(sameEmail.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "Email" })]);
+		expect(sameEmail.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "Email" }),
+		]);
 		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
@@ -156,10 +224,14 @@ describe("registration and sign-in", () => {
 		const before = await plaza.count("users", "users");
 		const weak = await plaza.http<ErrorBody>("POST", "/register", { UserName: "weakling", Password: "short" });
 		expect(weak.status).toBe(400);
-		expect(weak.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "MinimumLength", FieldName: "Password" })]);
+		expect(weak.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "MinimumLength", FieldName: "Password" }),
+		]);
 		const nameless = await plaza.http<ErrorBody>("POST", "/register", { Password: "long enough password" });
 		expect(nameless.status).toBe(400);
-		expect(nameless.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "NotEmpty", FieldName: "UserName" })]);
+		expect(nameless.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "NotEmpty", FieldName: "UserName" }),
+		]);
 		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
@@ -194,10 +266,18 @@ describe("acting only as oneself", () => {
 	} = plazaForSuite({ services: ["users"], users: [{ FirstName: "Ann" }, { FirstName: "Bob" }] });
 
 	test("a user updates their own profile by PUT /Users/{Id} and the generic route", async () => {
-		const rest = await ann.http("PUT", `/Users/${ann.userId}`, { FirstName: "Annie", LastName: "Member", JobTitle: "Writer" });
+		const rest = await ann.http("PUT", `/Users/${ann.userId}`, {
+			FirstName: "Annie",
+			LastName: "Member",
+			JobTitle: "Writer",
+		});
 		expect(rest.status).toBe(200);
 		expect(rest.body).toMatchObject({ Id: ann.userId, FirstName: "Annie", JobTitle: "Writer" });
-		const generic = await ann.http("POST", "/json/reply/UpdateUser", { Id: ann.userId, FirstName: "Ann", LastName: "Member" });
+		const generic = await ann.http("POST", "/json/reply/UpdateUser", {
+			Id: ann.userId,
+			FirstName: "Ann",
+			LastName: "Member",
+		});
 		expect(generic.status).toBe(200);
 		expect(generic.body).toMatchObject({ FirstName: "Ann", JobTitle: "Writer" });
 	});
@@ -207,13 +287,21 @@ describe("acting only as oneself", () => {
 		const reply = await bob.http<ErrorBody>("PUT", `/Users/${ann.userId}`, { FirstName: "Hacked", LastName: "By Bob" });
 		expect(reply.status).toBe(403);
 		expect(reply.body.ResponseStatus.ErrorCode).toBe("Forbidden");
-		const generic = await bob.http<ErrorBody>("POST", "/json/reply/UpdateUser", { Id: ann.userId, FirstName: "Hacked", LastName: "By Bob" });
+		const generic = await bob.http<ErrorBody>("POST", "/json/reply/UpdateUser", {
+			Id: ann.userId,
+			FirstName: "Hacked",
+			LastName: "By Bob",
+		});
 		expect(generic.status).toBe(403);
 		expect(await storedUser(plaza, ann.userId)).toEqual(before);
 	});
 
 	test("a user cannot set internal properties through their own update", async () => {
-		const reply = await bob.http("PUT", `/Users/${bob.userId}`, { FirstName: "Bob", LastName: "Member", Cloaked: true });
+		const reply = await bob.http("PUT", `/Users/${bob.userId}`, {
+			FirstName: "Bob",
+			LastName: "Member",
+			Cloaked: true,
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.body.Cloaked).toBe(false);
 	});
@@ -230,7 +318,11 @@ describe("acting only as oneself", () => {
 			["GET", `/Users/${ann.userId}`],
 			["PUT", `/Users/${ann.userId}`],
 		]) {
-			const reply = await plaza.http<ErrorBody>(method, route, method === "PUT" ? { FirstName: "A", LastName: "B" } : undefined);
+			const reply = await plaza.http<ErrorBody>(
+				method,
+				route,
+				method === "PUT" ? { FirstName: "A", LastName: "B" } : undefined,
+			);
 			expect(reply.status).toBe(401);
 		}
 	});
@@ -238,30 +330,46 @@ describe("acting only as oneself", () => {
 
 describe("abuse limits", () => {
 	test("repeated failed sign-ins reach 429 with Retry-After, even with the right password afterwards", async () => {
-		const plaza = await startPlaza({ services: ["users"], auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAccount: 3 } });
+		const plaza = await startPlaza({
+			services: ["users"],
+			auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAccount: 3 },
+		});
 		try {
 			const user = await plaza.signUp();
 			for (let i = 0; i < 3; i++) {
-				expect((await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: `wrong ${i}` })).status).toBe(401);
+				expect(
+					(await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: `wrong ${i}` })).status,
+				).toBe(401);
 			}
-			const locked = await plaza.http<ErrorBody>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
+			const locked = await plaza.http<ErrorBody>("POST", "/auth/credentials", {
+				UserName: user.userName,
+				Password: user.password,
+			});
 			expect(locked.status).toBe(429);
 			expect(locked.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
 			expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(800);
-			const viaBasic = await plaza.http("GET", "/auth", undefined, { Authorization: basic(user.userName, user.password) });
+			const viaBasic = await plaza.http("GET", "/auth", undefined, {
+				Authorization: basic(user.userName, user.password),
+			});
 			expect(viaBasic.status).toBe(429);
 			// Another account from the same address is not locked by this one.
 			const other = await plaza.signUp();
-			expect((await plaza.http("POST", "/auth/credentials", { UserName: other.userName, Password: other.password })).status).toBe(200);
+			expect(
+				(await plaza.http("POST", "/auth/credentials", { UserName: other.userName, Password: other.password })).status,
+			).toBe(200);
 		} finally {
 			await plaza.stop();
 		}
 	});
 
 	test("failures from one address across many accounts lock that address", async () => {
-		const plaza = await startPlaza({ services: ["users"], auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAddress: 4 } });
+		const plaza = await startPlaza({
+			services: ["users"],
+			auth: { ...(await import("../shared/config")).defaultConfig().auth, maxFailuresPerAddress: 4 },
+		});
 		try {
-			for (let i = 0; i < 4; i++) await plaza.http("POST", "/auth/credentials", { UserName: `sprayed${i}`, Password: "guess guess" });
+			for (let i = 0; i < 4; i++)
+				await plaza.http("POST", "/auth/credentials", { UserName: `sprayed${i}`, Password: "guess guess" });
 			const user = await plaza.signUp();
 			const reply = await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
 			expect(reply.status).toBe(429);
@@ -313,7 +421,9 @@ describe("sessions last as long as they should", () => {
 		try {
 			const user = await plaza.signUp();
 			expect(await plaza.stored("sessions").find("sessions", { id: user.token })).toBeUndefined();
-			expect(await plaza.stored("sessions").find("sessions", { id: createHash("sha256").update(user.token).digest("hex") })).toMatchObject({ user_id: user.userId });
+			expect(
+				await plaza.stored("sessions").find("sessions", { id: createHash("sha256").update(user.token).digest("hex") }),
+			).toMatchObject({ user_id: user.userId });
 			for (let i = 0; i < 5; i++) {
 				await sleep(700);
 				expect((await user.http("GET", "/auth")).status).toBe(200);
@@ -332,7 +442,12 @@ describe("sessions last as long as they should", () => {
 		try {
 			const user = await plaza.signUp();
 			await user.http("GET", "/auth/logout");
-			const again = await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password }, { Cookie: `ss-id=${user.token}` });
+			const again = await plaza.http(
+				"POST",
+				"/auth/credentials",
+				{ UserName: user.userName, Password: user.password },
+				{ Cookie: `ss-id=${user.token}` },
+			);
 			expect(again.status).toBe(200);
 		} finally {
 			await plaza.stop();
@@ -390,7 +505,10 @@ describe("CreateUser stays for administrators", () => {
 		const plaza = await startPlaza({ services: ["users"] });
 		try {
 			const made = await createUser(plaza, { UserName: "made.by.admin" });
-			const reply = await plaza.http("POST", "/auth/credentials", { UserName: "made.by.admin", Password: "anything at all" });
+			const reply = await plaza.http("POST", "/auth/credentials", {
+				UserName: "made.by.admin",
+				Password: "anything at all",
+			});
 			expect(made.Id).toBeDefined();
 			expect(reply.status).toBe(401);
 		} finally {

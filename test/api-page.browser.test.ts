@@ -30,7 +30,11 @@ describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless 
 	});
 
 	test("shows every operation of the catalogue, under a policy that lets the page run and nothing else", async () => {
-		const shown = new Set(await page.$$eval(".opblock .opblock-summary-operation-id", (nodes: Shown[]) => nodes.map(n => (n.textContent ?? "").trim())));
+		const shown = new Set(
+			await page.$$eval(".opblock .opblock-summary-operation-id", (nodes: Shown[]) =>
+				nodes.map(n => (n.textContent ?? "").trim()),
+			),
+		);
 		expect(catalogue.filter(op => !shown.has(op.name)).map(op => op.name)).toEqual([]);
 		expect(await page.title()).toBe("Plaza API");
 		expect(problems).toEqual([]);
@@ -45,10 +49,16 @@ describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless 
 
 	test("tries an operation from the page: Registration, with its body edited in the page", async () => {
 		const userName = `page${Date.now()}`;
-		const block = page.locator(".opblock", { has: page.locator(".opblock-summary-operation-id", { hasText: /^Registration$/ }) });
+		const block = page.locator(".opblock", {
+			has: page.locator(".opblock-summary-operation-id", { hasText: /^Registration$/ }),
+		});
 		await block.locator(".opblock-summary").first().click();
 		await block.locator("button.try-out__btn").click();
-		await block.locator("textarea.body-param__text").fill(JSON.stringify({ UserName: userName, Password: "correct horse battery", FirstName: "Page", LastName: "Tried" }));
+		await block
+			.locator("textarea.body-param__text")
+			.fill(
+				JSON.stringify({ UserName: userName, Password: "correct horse battery", FirstName: "Page", LastName: "Tried" }),
+			);
 		await block.locator("button.execute").click();
 		const status = block.locator(".live-responses-table .response .response-col_status").first();
 		await status.waitFor({ timeout: 15_000 });
@@ -90,14 +100,21 @@ describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless 
 		try {
 			await tab.goto(`${plaza.url}/metadata`);
 			expect(await tab.title()).toBe("Plaza metadata");
-			const listed = await tab.$$eval("tbody tr td:first-child a", (links: Shown[]) => links.map(a => (a.textContent ?? "").trim()));
+			const listed = await tab.$$eval("tbody tr td:first-child a", (links: Shown[]) =>
+				links.map(a => (a.textContent ?? "").trim()),
+			);
 			expect(listed).toEqual(catalogue.map(op => op.name));
 			// The page's own stylesheet applied: its hash is in the policy.
-			const inPage = (th: unknown) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(th).backgroundColor;
+			const inPage = (th: unknown) =>
+				(globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(
+					th,
+				).backgroundColor;
 			expect(await tab.$eval("th", inPage)).toBe("rgb(245, 245, 245)");
 
 			// Every link on the index leads somewhere that answers.
-			const hrefs = [...new Set(await tab.$$eval("a", (links: Shown[]) => links.map(a => a.getAttribute("href") ?? "")))].map(href => new URL(href, plaza.url).href);
+			const hrefs = [
+				...new Set(await tab.$$eval("a", (links: Shown[]) => links.map(a => a.getAttribute("href") ?? ""))),
+			].map(href => new URL(href, plaza.url).href);
 			expect(hrefs.length).toBeGreaterThan(catalogue.length * 3);
 			const broken: string[] = [];
 			for (const href of hrefs) {
@@ -123,7 +140,9 @@ describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless 
 			expect(await tab.locator("pre").first().textContent()).toContain("<IsPrivate>false</IsPrivate>");
 			await tab.locator("a", { hasText: /^SOAP 1\.1$/ }).click();
 			await tab.waitForURL(`${plaza.url}/soap11/metadata?op=CreatePost`);
-			expect(await tab.locator("pre").first().textContent()).toContain("SOAPAction: http://schemas.servicestack.net/types/CreatePost");
+			expect(await tab.locator("pre").first().textContent()).toContain(
+				"SOAPAction: http://schemas.servicestack.net/types/CreatePost",
+			);
 			await tab.locator("a", { hasText: /^All operations$/ }).click();
 			await tab.waitForURL(`${plaza.url}/metadata`);
 			expect(seen).toEqual([]);
@@ -132,7 +151,14 @@ describeNeeding("Chromium", hasChromium)("the API page (Swagger UI) in headless 
 			const missing = await tab.goto(`${plaza.url}/json/metadata?op=Nothing`);
 			expect(missing?.status()).toBe(404);
 			expect(await tab.locator("h1").textContent()).toBe("No such operation");
-			expect(await tab.$eval("h1", (h1: unknown) => (globalThis as unknown as { getComputedStyle(element: unknown): { fontSize: string } }).getComputedStyle(h1).fontSize)).toBe("24px");
+			expect(
+				await tab.$eval(
+					"h1",
+					(h1: unknown) =>
+						(globalThis as unknown as { getComputedStyle(element: unknown): { fontSize: string } }).getComputedStyle(h1)
+							.fontSize,
+				),
+			).toBe("24px");
 			expect(seen).toEqual(["console: Failed to load resource: the server responded with a status of 404 (Not Found)"]);
 		} finally {
 			await tab.close();

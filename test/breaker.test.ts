@@ -20,7 +20,8 @@ describe("one process: failures never take an action out", () => {
 				answer: {
 					visibility: "published",
 					handler: ctx => {
-						if ((ctx.params as { fail?: boolean }).fail) throw new Errors.MoleculerError("The node is in trouble", 500, "TROUBLE");
+						if ((ctx.params as { fail?: boolean }).fail)
+							throw new Errors.MoleculerError("The node is in trouble", 500, "TROUBLE");
 						return "served";
 					},
 				},
@@ -31,7 +32,8 @@ describe("one process: failures never take an action out", () => {
 	afterAll(() => broker.stop());
 
 	test("after 50 failures in a row the next call is served", async () => {
-		for (let i = 0; i < 50; i++) await expect(broker.call("flaky.answer", { fail: true })).rejects.toMatchObject({ type: "TROUBLE" });
+		for (let i = 0; i < 50; i++)
+			await expect(broker.call("flaky.answer", { fail: true })).rejects.toMatchObject({ type: "TROUBLE" });
 		await expect(broker.call("flaky.answer", {})).resolves.toBe("served");
 	});
 });
@@ -46,9 +48,14 @@ describeWithNats("over NATS: a node alive but failing stops getting its share of
 
 	/** A broker of the deployment's configuration; `answer` serves flaky.answer, or fails it. */
 	const startNode = async (nodeId: string, answer?: () => string) => {
-		const config = defaultConfig({ logLevel: "error", transporter: nats.url, cluster: { ...defaultConfig().cluster, secret, nodeId } });
+		const config = defaultConfig({
+			logLevel: "error",
+			transporter: nats.url,
+			cluster: { ...defaultConfig().cluster, secret, nodeId },
+		});
 		const broker = new ServiceBroker({ ...brokerOptions(config, []), logger: false });
-		if (answer) broker.createService({ name: "flaky", actions: { answer: { visibility: "published", handler: answer } } });
+		if (answer)
+			broker.createService({ name: "flaky", actions: { answer: { visibility: "published", handler: answer } } });
 		brokers.push(broker);
 		await broker.start();
 		return broker;
@@ -69,7 +76,8 @@ describeWithNats("over NATS: a node alive but failing stops getting its share of
 		});
 		const caller = await startNode(`caller-${process.pid}`);
 		await caller.waitForServices("flaky", 10_000);
-		while ((caller.registry.getActionEndpoints("flaky.answer")?.count() ?? 0) < 2) await new Promise(resolve => setTimeout(resolve, 50));
+		while ((caller.registry.getActionEndpoints("flaky.answer")?.count() ?? 0) < 2)
+			await new Promise(resolve => setTimeout(resolve, 50));
 		const answers: string[] = [];
 		for (let i = 0; i < 60; i++) answers.push(await caller.call<string>("flaky.answer").catch(() => "failed"));
 		expect(answers.filter(a => a === "failed").length).toBeLessThanOrEqual(12);

@@ -12,14 +12,22 @@ describe("the bulkhead after many refused calls", () => {
 	});
 	afterAll(() => plaza.stop());
 
-	/** CreatePost's status, or "no answer" when none came within the time (a call stuck in the bulkhead never answers). */
+	/**
+	 * CreatePost's status, or "no answer" when none came within the time (a call stuck in the bulkhead never answers).
+	 */
 	const post = (body: unknown, headers: Record<string, string>, timeoutMs = 5_000) =>
-		fetch(`${plaza.url}/Posts`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) }).then(
+		fetch(`${plaza.url}/Posts`, {
+			method: "POST",
+			headers: { "Content-Type": "application/json", ...headers },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(timeoutMs),
+		}).then(
 			async res => (await res.text(), res.status),
 			() => "no answer",
 		);
 	/** The statuses of `count` calls sent at once. */
-	const burst = (count: number, send: () => Promise<number | string>) => Promise.all(Array.from({ length: count }, send));
+	const burst = (count: number, send: () => Promise<number | string>) =>
+		Promise.all(Array.from({ length: count }, send));
 
 	test("150 anonymous, 150 invalid and 150 forbidden CreatePost calls; then a valid one answers 200 within 2 s", async () => {
 		expect(plaza.broker.options.bulkhead).toMatchObject({ enabled: true, concurrency: 100 });
@@ -29,7 +37,11 @@ describe("the bulkhead after many refused calls", () => {
 		const anonymous = await burst(150, () => post({ AuthorId: author.userId, Content: "anonymous" }, {}));
 		const invalid = await burst(150, () => post({ AuthorId: author.userId }, asAuthor));
 		const forbidden = await burst(150, () => post({ AuthorId: other.userId, Content: "as someone else" }, asAuthor));
-		expect([new Set(anonymous), new Set(invalid), new Set(forbidden)]).toEqual([new Set([401]), new Set([400]), new Set([403])]);
+		expect([new Set(anonymous), new Set(invalid), new Set(forbidden)]).toEqual([
+			new Set([401]),
+			new Set([400]),
+			new Set([403]),
+		]);
 
 		const started = Date.now();
 		const valid = await post({ AuthorId: author.userId, Content: "still open" }, asAuthor, 2_000);

@@ -15,9 +15,16 @@ import { Caller } from "../shared/caller";
  * neither read a call nor make one, nor replay one it saw; internal actions answer only the
  * services they serve.
  */
-const admin: Caller = { userId: "0f8fad5bd9cb469fa16570867728950e", userName: "rogue", displayName: "Rogue", roles: ["Admin"] };
+const admin: Caller = {
+	userId: "0f8fad5bd9cb469fa16570867728950e",
+	userName: "rogue",
+	displayName: "Rogue",
+	roles: ["Admin"],
+};
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
-/** How long a new broker may take to discover Plaza's node over NATS: seconds when idle, far more on a loaded machine. */
+/**
+ * How long a new broker may take to discover Plaza's node over NATS: seconds when idle, far more on a loaded machine.
+ */
 const discoveryMs = 45_000;
 const secret = () => randomBytes(32).toString("hex");
 
@@ -25,7 +32,9 @@ describe("the seal of a packet", () => {
 	const clusterSecret = secret();
 	let now = 1_800_000_000_000;
 	const clock = () => now;
-	const packet = Buffer.from(JSON.stringify({ ver: "5", sender: "gateway-1", action: "sessions.open", meta: { user: admin } }));
+	const packet = Buffer.from(
+		JSON.stringify({ ver: "5", sender: "gateway-1", action: "sessions.open", meta: { user: admin } }),
+	);
 
 	test("opens once, at the node and for the packet type it was sealed for; a replay is dropped", () => {
 		const sender = packetSeal(clusterSecret, { now: clock });
@@ -50,7 +59,9 @@ describe("the seal of a packet", () => {
 		expect(new Set(sealed.map(p => p.toString("hex", 2, 18) + p.toString("hex", 26, 38))).size).toBe(2_000);
 		for (const p of sealed) expect(receiver.open("EVENT", "posts-1", p)).toMatchObject({ ok: true });
 		// Another sender (another process) has another key.
-		expect(packetSeal(clusterSecret, { now: clock }).seal("EVENT", undefined, packet).toString("hex", 2, 18)).not.toBe(sealed[0].toString("hex", 2, 18));
+		expect(packetSeal(clusterSecret, { now: clock }).seal("EVENT", undefined, packet).toString("hex", 2, 18)).not.toBe(
+			sealed[0].toString("hex", 2, 18),
+		);
 	});
 
 	test("a packet altered anywhere, sealed under another secret, or plain, is dropped", () => {
@@ -60,7 +71,10 @@ describe("the seal of a packet", () => {
 			altered[at] ^= 0x01;
 			expect(packetSeal(clusterSecret, { now: clock }).open("REQ", "users-1", altered).ok).toBe(false);
 		}
-		expect(packetSeal(secret(), { now: clock }).open("REQ", "users-1", sealed)).toEqual({ ok: false, reason: "unauthentic" });
+		expect(packetSeal(secret(), { now: clock }).open("REQ", "users-1", sealed)).toEqual({
+			ok: false,
+			reason: "unauthentic",
+		});
 		expect(packetSeal(clusterSecret, { now: clock }).open("REQ", "users-1", packet).ok).toBe(false);
 	});
 
@@ -83,7 +97,9 @@ describe("the seal of a packet", () => {
 	test("the replay memory is bounded: when full it refuses, it never lets a packet through unchecked", () => {
 		const sender = packetSeal(clusterSecret, { now: clock });
 		const receiver = packetSeal(clusterSecret, { now: clock, maxRemembered: 3 });
-		const results = Array.from({ length: 4 }, () => receiver.open("REQ", "users-1", sender.seal("REQ", "users-1", packet)));
+		const results = Array.from({ length: 4 }, () =>
+			receiver.open("REQ", "users-1", sender.seal("REQ", "users-1", packet)),
+		);
 		expect(results.map(r => (r.ok ? "ok" : r.reason))).toEqual(["ok", "ok", "ok", "overloaded"]);
 		now += 36_000;
 		expect(receiver.open("REQ", "users-1", sender.seal("REQ", "users-1", packet)).ok).toBe(true);
@@ -96,20 +112,28 @@ describe("internal actions refuse callers they do not serve (one process)", () =
 	test("sessions.open called from outside any service, or from a service it does not serve, opens nothing (403)", async () => {
 		const member = await plaza.signUp();
 		const sessions = await plaza.count("sessions", "sessions");
-		await expect(plaza.broker.call("sessions.open", { user: admin, persistent: false }, { meta: { user: admin } })).rejects.toMatchObject({ code: 403 });
+		await expect(
+			plaza.broker.call("sessions.open", { user: admin, persistent: false }, { meta: { user: admin } }),
+		).rejects.toMatchObject({ code: 403 });
 		plaza.broker.createService({
 			name: "intruder",
 			actions: {
 				openAdminSession: (ctx: Context) => ctx.call("sessions.open", { user: admin, persistent: false }),
-				verify: (ctx: Context<{ UserName: string; Password: string }>) => ctx.call("users.verifyCredentials", ctx.params),
+				verify: (ctx: Context<{ UserName: string; Password: string }>) =>
+					ctx.call("users.verifyCredentials", ctx.params),
 			},
 		});
 		await plaza.broker.waitForServices("intruder");
 		await expect(plaza.broker.call("intruder.openAdminSession")).rejects.toMatchObject({ code: 403 });
-		await expect(plaza.broker.call("intruder.verify", { UserName: member.userName, Password: member.password })).rejects.toMatchObject({ code: 403 });
+		await expect(
+			plaza.broker.call("intruder.verify", { UserName: member.userName, Password: member.password }),
+		).rejects.toMatchObject({ code: 403 });
 		expect(await plaza.count("sessions", "sessions")).toBe(sessions);
-		// The services it serves still get through: a sign-in (sessions calls users.verifyCredentials, then opens a session).
-		expect((await plaza.http("POST", "/auth/credentials", { UserName: member.userName, Password: member.password })).status).toBe(200);
+		// The services it serves still get through: a sign-in (sessions calls users.verifyCredentials, then opens a
+		// session).
+		expect(
+			(await plaza.http("POST", "/auth/credentials", { UserName: member.userName, Password: member.password })).status,
+		).toBe(200);
 		expect(await plaza.count("sessions", "sessions")).toBe(sessions + 1);
 	});
 });
@@ -144,15 +168,45 @@ describe("internal actions answer the services they serve (one process)", () => 
 		await ok(plaza.http("GET", `/Users/${host.userId}`, undefined, { Authorization: basic }));
 		const venue = await ok(host.http("POST", "/Venues", { OwnerId: host.userId, Name: "Hall" }));
 		const network = await ok(host.http("POST", "/Networks", { OwnerId: host.userId, Name: "Crew", IsOpen: true }));
-		await ok(host.http("PUT", `/Users/${host.userId}`, { Id: host.userId, FirstName: "Host", LastName: "Person", DefaultVenueId: venue.Id }));
-		const post = await ok(host.http("POST", "/Posts", { AuthorId: host.userId, Content: "to the crew", IsPrivate: true, RecipientIds: [network.Id], ContextId: network.Id }));
+		await ok(
+			host.http("PUT", `/Users/${host.userId}`, {
+				Id: host.userId,
+				FirstName: "Host",
+				LastName: "Person",
+				DefaultVenueId: venue.Id,
+			}),
+		);
+		const post = await ok(
+			host.http("POST", "/Posts", {
+				AuthorId: host.userId,
+				Content: "to the crew",
+				IsPrivate: true,
+				RecipientIds: [network.Id],
+				ContextId: network.Id,
+			}),
+		);
 		await ok(host.http("GET", `/Posts/${post.Id}`));
 		await ok(host.http("GET", "/Search/Posts?TagNames=none"));
-		const picture = await ok(host.http("POST", "/Pictures", { OwnerId: host.userId, PostId: post.Id, ContentType: "image/png", Data: png }));
+		const picture = await ok(
+			host.http("POST", "/Pictures", { OwnerId: host.userId, PostId: post.Id, ContentType: "image/png", Data: png }),
+		);
 		await ok(host.http("GET", `/Pictures/${picture.Id}`));
 		await ok(host.http("GET", `/Users/${host.userId}/Pictures`));
-		const reservation = await ok(host.http("POST", "/Reservations", { Email: `guest${Date.now()}@example.org`, FirstName: "Gue", LastName: "St", VenueId: venue.Id, NetworkId: network.Id }));
-		await ok(plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: `guest${Date.now()}`, Password: "welcome aboard, guest" }));
+		const reservation = await ok(
+			host.http("POST", "/Reservations", {
+				Email: `guest${Date.now()}@example.org`,
+				FirstName: "Gue",
+				LastName: "St",
+				VenueId: venue.Id,
+				NetworkId: network.Id,
+			}),
+		);
+		await ok(
+			plaza.http("POST", `/Reservations/${reservation.Id}/Convert`, {
+				UserName: `guest${Date.now()}`,
+				Password: "welcome aboard, guest",
+			}),
+		);
 		await ok(plaza.http("POST", "/auth/credentials", { UserName: host.userName, Password: host.password }));
 		expect([...served].sort()).toEqual(
 			expect.arrayContaining([
@@ -191,7 +245,10 @@ describeWithNats("a Plaza node on NATS with credentials and a CLUSTER_SECRET", (
 
 	beforeAll(async () => {
 		nats = await TestNats.start();
-		plaza = await startPlaza({ transporter: nats.url, cluster: { ...defaultConfig().cluster, secret: clusterSecret, nodeId: plazaNode } });
+		plaza = await startPlaza({
+			transporter: nats.url,
+			cluster: { ...defaultConfig().cluster, secret: clusterSecret, nodeId: plazaNode },
+		});
 	}, 30_000);
 	afterAll(async () => {
 		await Promise.all(brokers.map(b => b.stop()));
@@ -208,31 +265,59 @@ describeWithNats("a Plaza node on NATS with credentials and a CLUSTER_SECRET", (
 	};
 	/** A Moleculer broker of the same namespace on the same NATS, with extra middlewares (a seal, or none). */
 	const startBroker = async (nodeID: string, middlewares: ReturnType<typeof sealedTransit>[] = []) => {
-		const broker = new ServiceBroker({ namespace: "plaza", nodeID, transporter: nats.url as BrokerOptions["transporter"], logger: false, middlewares });
+		const broker = new ServiceBroker({
+			namespace: "plaza",
+			nodeID,
+			transporter: nats.url as BrokerOptions["transporter"],
+			logger: false,
+			middlewares,
+		});
 		brokers.push(broker);
 		await broker.start();
 		return broker;
 	};
-	const counts = async () => ({ users: await plaza.count("users", "users"), sessions: await plaza.count("sessions", "sessions"), posts: await plaza.count("posts", "posts") });
-	const createUser = (userName: string) => ({ FirstName: "Rogue", LastName: "Made", UserName: userName, Password: "rogue made me" });
+	const counts = async () => ({
+		users: await plaza.count("users", "users"),
+		sessions: await plaza.count("sessions", "sessions"),
+		posts: await plaza.count("posts", "posts"),
+	});
+	const createUser = (userName: string) => ({
+		FirstName: "Rogue",
+		LastName: "Made",
+		UserName: userName,
+		Password: "rogue made me",
+	});
 
 	test("(a) a client without the NATS credentials cannot connect", async () => {
-		await expect(connect({ servers: `127.0.0.1:${nats.port}`, reconnect: false, timeout: 2_000 })).rejects.toThrow(/Authorization/i);
-		await expect(connect({ servers: `127.0.0.1:${nats.port}`, user: nats.user, pass: "wrong", reconnect: false, timeout: 2_000 })).rejects.toThrow(/Authorization/i);
+		await expect(connect({ servers: `127.0.0.1:${nats.port}`, reconnect: false, timeout: 2_000 })).rejects.toThrow(
+			/Authorization/i,
+		);
+		await expect(
+			connect({ servers: `127.0.0.1:${nats.port}`, user: nats.user, pass: "wrong", reconnect: false, timeout: 2_000 }),
+		).rejects.toThrow(/Authorization/i);
 	});
 
 	test("(b) a broker with the NATS credentials but without (or with a wrong) CLUSTER_SECRET can neither see nor call the services", async () => {
 		const member = await plaza.signUp();
 		const before = await counts();
-		const rogues = [await startBroker("rogue-plain"), await startBroker("rogue-wrong-secret", [sealedTransit(secret())])];
+		const rogues = [
+			await startBroker("rogue-plain"),
+			await startBroker("rogue-wrong-secret", [sealedTransit(secret())]),
+		];
 		// Long enough for discovery (a DISCOVER answered by INFO) and a heartbeat.
 		await sleep(2_500);
 		for (const rogue of rogues) {
-			expect(rogue.registry.getServiceList({ onlyAvailable: true }).map((s: { name: string }) => s.name)).not.toContain("sessions");
+			expect(rogue.registry.getServiceList({ onlyAvailable: true }).map((s: { name: string }) => s.name)).not.toContain(
+				"sessions",
+			);
 			const meta = { user: admin };
 			await expect(rogue.call("sessions.open", { user: admin, persistent: false }, { meta })).rejects.toThrow();
-			await expect(rogue.call("users.create", createUser(`rogue_${rogue.nodeID.replace(/-/g, "_")}`), { meta })).rejects.toThrow();
-			await expect(rogue.call("posts.create", { AuthorId: member.userId, Content: "posted by a rogue" }, { meta })).rejects.toThrow();
+			await expect(
+				rogue.call("users.create", createUser(`rogue_${rogue.nodeID.replace(/-/g, "_")}`), { meta }),
+			).rejects.toThrow();
+			await expect(
+				rogue.call("posts.create", { AuthorId: member.userId, Content: "posted by a rogue" }, { meta }),
+			).rejects.toThrow();
 		}
 		expect(await counts()).toEqual(before);
 	}, 20_000);
@@ -273,15 +358,25 @@ describeWithNats("a Plaza node on NATS with credentials and a CLUSTER_SECRET", (
 		async () => {
 			const member = await startBroker("member-reservations", [sealedTransit(clusterSecret)]);
 			// A service that sessions.open serves (reservations opens a session after a conversion).
-			member.createService({ name: "reservations", actions: { openSessionFor: (ctx: Context<{ user: Caller }>) => ctx.call("sessions.open", { user: ctx.params.user, persistent: false }) } });
+			member.createService({
+				name: "reservations",
+				actions: {
+					openSessionFor: (ctx: Context<{ user: Caller }>) =>
+						ctx.call("sessions.open", { user: ctx.params.user, persistent: false }),
+				},
+			});
 			await member.waitForServices("sessions", discoveryMs);
 			const client = await natsClient();
 			const captured: Uint8Array[] = [];
-			const subscription = client.subscribe(`MOL-plaza.REQ.${plazaNode}`, { callback: (_err, msg) => captured.push(msg.data) });
+			const subscription = client.subscribe(`MOL-plaza.REQ.${plazaNode}`, {
+				callback: (_err, msg) => captured.push(msg.data),
+			});
 			await client.flush();
 			const user = (await plaza.signUp()).userId;
 			const before = await plaza.count("sessions", "sessions");
-			const opened = await member.call<{ SessionId: string }, { user: Caller }>("reservations.openSessionFor", { user: { userId: user, roles: [] } });
+			const opened = await member.call<{ SessionId: string }, { user: Caller }>("reservations.openSessionFor", {
+				user: { userId: user, roles: [] },
+			});
 			expect(opened.SessionId).toEqual(expect.any(String));
 			expect(await plaza.count("sessions", "sessions")).toBe(before + 1);
 			await client.flush();
@@ -307,7 +402,9 @@ describeWithNats("a Plaza node on NATS with credentials and a CLUSTER_SECRET", (
 			await member.waitForServices("sessions", discoveryMs);
 			const before = await plaza.count("sessions", "sessions");
 			await expect(member.call("venues.openAdminSession")).rejects.toMatchObject({ code: 403 });
-			await expect(member.call("sessions.open", { user: admin, persistent: false })).rejects.toMatchObject({ code: 403 });
+			await expect(member.call("sessions.open", { user: admin, persistent: false })).rejects.toMatchObject({
+				code: 403,
+			});
 			expect(await plaza.count("sessions", "sessions")).toBe(before);
 		},
 		discoveryMs + 20_000,

@@ -75,12 +75,25 @@ describe("hot caches in one process", () => {
 		let unread: WireRecord;
 		beforeAll(async () => {
 			[author, recipient, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
-			const write = (Content: string) => author.http("POST", "/Posts", { AuthorId: author.userId, Content, IsPrivate: true, RecipientIds: [recipient.userId], Tags: ["cachedsecret"] });
+			const write = (Content: string) =>
+				author.http("POST", "/Posts", {
+					AuthorId: author.userId,
+					Content,
+					IsPrivate: true,
+					RecipientIds: [recipient.userId],
+					Tags: ["cachedsecret"],
+				});
 			post = (await write("for your eyes")).body;
 			unread = (await write("never read")).body;
 			expect((await recipient.http("GET", `/Posts/${post.Id}`)).status).toBe(200);
-			expect(ids((await recipient.http<Records>("GET", "/Search/Posts?TagNames=cachedsecret")).body)).toEqual([unread.Id, post.Id]);
-			expect(ids((await recipient.http<Records>(`GET`, `/Users/${recipient.userId}/Feed`)).body)).toEqual([unread.Id, post.Id]);
+			expect(ids((await recipient.http<Records>("GET", "/Search/Posts?TagNames=cachedsecret")).body)).toEqual([
+				unread.Id,
+				post.Id,
+			]);
+			expect(ids((await recipient.http<Records>(`GET`, `/Users/${recipient.userId}/Feed`)).body)).toEqual([
+				unread.Id,
+				post.Id,
+			]);
 			expect(cached(postCache, post.Id)).toBe(true);
 			// Its embeds are kept; its row never is: whether a reader may see a private post is asked of the store each time.
 			expect(cached(publicPostCache, post.Id)).toBe(false);
@@ -90,7 +103,10 @@ describe("hot caches in one process", () => {
 			const refused = await stranger.http<ErrorBody>("GET", `/Posts/${post.Id}`);
 			const uncached = await stranger.http<ErrorBody>("GET", `/Posts/${unread.Id}`);
 			expect(refused.status).toBe(404);
-			expect([refused.status, refused.body.ResponseStatus.ErrorCode]).toEqual([uncached.status, uncached.body.ResponseStatus.ErrorCode]);
+			expect([refused.status, refused.body.ResponseStatus.ErrorCode]).toEqual([
+				uncached.status,
+				uncached.body.ResponseStatus.ErrorCode,
+			]);
 			expect((await stranger.http("GET", `/Posts/${post.Id}/Comments`)).status).toBe(404);
 			expect((await plaza.http("GET", `/Posts/${post.Id}`)).status).toBe(401);
 		});
@@ -115,12 +131,18 @@ describe("hot caches in one process", () => {
 		const tagged = await find();
 		expect((tagged.Tags as Records).map(t => t.Value)).toEqual(["fresh"]);
 		expect(tagged.UpdatedTime).not.toBe(first.UpdatedTime);
-		expect((await other.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: other.userId, Content: "first!" })).status).toBe(200);
+		expect(
+			(await other.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: other.userId, Content: "first!" })).status,
+		).toBe(200);
 		expect(((await find()).Comments as Records).map(c => c.Content)).toEqual(["first!"]);
 		expect((await author.http("POST", `/Posts/${post.Id}/Recipients`, { RecipientId: other.userId })).status).toBe(200);
 		const after = await find();
 		expect((after.Recipients as Records).map(r => r.Id)).toEqual([other.userId]);
-		expect((after.Activities as Records).map(a => a.Message)).toEqual(["Tagged fresh", expect.stringMatching(/commented$/), expect.stringMatching(/was added$/)]);
+		expect((after.Activities as Records).map(a => a.Message)).toEqual([
+			"Tagged fresh",
+			expect.stringMatching(/commented$/),
+			expect.stringMatching(/was added$/),
+		]);
 	});
 
 	test("a connection or a membership changes what the posts service lets one see at once, both ways", async () => {
@@ -129,17 +151,32 @@ describe("hot caches in one process", () => {
 		const feed = async () => ids((await me.http<Records>("GET", `/Users/${me.userId}/Feed`)).body);
 		expect(await feed()).toEqual([]);
 		expect(cached(audienceCache, me.userId)).toBe(true);
-		const connection = (await me.http<Records>("POST", "/Connections", { OwnerId: me.userId, ConnectToId: friend.userId })).body;
+		const connection = (
+			await me.http<Records>("POST", "/Connections", { OwnerId: me.userId, ConnectToId: friend.userId })
+		).body;
 		expect(await feed()).toEqual([friendsPost.Id]);
 		expect((await me.http("DELETE", `/Connections/${connection[0].Id}?OwnerId=${me.userId}`)).status).toBe(200);
 		expect(await feed()).toEqual([]);
 
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle", IsOpen: true })).body;
-		const secret = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "members only", IsPrivate: true, RecipientIds: [network.Id] })).body;
+		const network = (
+			await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Inner circle", IsOpen: true })
+		).body;
+		const secret = (
+			await owner.http("POST", "/Posts", {
+				AuthorId: owner.userId,
+				Content: "members only",
+				IsPrivate: true,
+				RecipientIds: [network.Id],
+			})
+		).body;
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
 		expect((await me.http("POST", `/Networks/${network.Id}/Members`, { UserId: me.userId })).status).toBe(200);
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(200);
-		await plaza.broker.call("graph.leaveNetwork", { networkId: network.Id, userId: me.userId }, { caller: "reservations" });
+		await plaza.broker.call(
+			"graph.leaveNetwork",
+			{ networkId: network.Id, userId: me.userId },
+			{ caller: "reservations" },
+		);
 		expect((await me.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
 		expect(await feed()).toEqual([]);
 	});
@@ -156,7 +193,10 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 	/** Every user on one page, and how many times the users service was asked for it. */
 	const page = async (who: Session | "admin") => {
 		calls.reset();
-		const reply = who === "admin" ? await plaza.admin<Records>("GET", "/Users?Limit=1000") : await who.http<Records>("GET", "/Users?Limit=1000");
+		const reply =
+			who === "admin"
+				? await plaza.admin<Records>("GET", "/Users?Limit=1000")
+				: await who.http<Records>("GET", "/Users?Limit=1000");
 		expect(reply.status).toBe(200);
 		return { users: reply.body, asked: calls.snapshot()["users.list"] ?? 0 };
 	};
@@ -170,14 +210,20 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 		expect((await page(other)).asked).toBe(1);
 		expect((await page(other)).asked).toBe(0);
 
-		expect((await other.http("PUT", `/Users/${other.userId}`, { FirstName: "Renamed", LastName: "Member" })).status).toBe(200);
+		expect(
+			(await other.http("PUT", `/Users/${other.userId}`, { FirstName: "Renamed", LastName: "Member" })).status,
+		).toBe(200);
 		const renamed = await page(member);
 		expect(renamed.asked).toBe(1);
 		expect(userIn(renamed.users, other.userId)?.FirstName).toBe("Renamed");
 
-		expect((await other.http("POST", "/Connections", { OwnerId: other.userId, ConnectToId: third.userId })).status).toBe(200);
+		expect(
+			(await other.http("POST", "/Connections", { OwnerId: other.userId, ConnectToId: third.userId })).status,
+		).toBe(200);
 		const connected = await page(member);
-		expect(((userIn(connected.users, third.userId)?.Connections ?? []) as Records).map(c => c.UserId)).toEqual([other.userId]);
+		expect(((userIn(connected.users, third.userId)?.Connections ?? []) as Records).map(c => c.UserId)).toEqual([
+			other.userId,
+		]);
 
 		const newcomer = await plaza.signUp();
 		expect(userIn((await page(member)).users, newcomer.userId)).toBeDefined();
@@ -186,7 +232,15 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 	test("a cloaked user sees themselves, others do not, an admin does: the same request, three answers", async () => {
 		const [member, hidden] = await Promise.all([plaza.signUp(), plaza.signUp()]);
 		await page(member);
-		expect((await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, { FirstName: "Hidden", LastName: "One", Cloaked: true })).status).toBe(200);
+		expect(
+			(
+				await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, {
+					FirstName: "Hidden",
+					LastName: "One",
+					Cloaked: true,
+				})
+			).status,
+		).toBe(200);
 		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
 		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
 		// The cloaked user's own answer is theirs alone: asked of the service every time, never kept for others.
@@ -198,12 +252,25 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 		expect(userIn((await page(member)).users, hidden.userId)).toBeUndefined();
 		expect(userIn((await page("admin")).users, hidden.userId)).toBeDefined();
 		expect((await page("admin")).asked).toBe(0);
-		expect((await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, { FirstName: "Hidden", LastName: "One", Cloaked: false })).status).toBe(200);
+		expect(
+			(
+				await plaza.admin("PUT", `/Internal/Users/${hidden.userId}`, {
+					FirstName: "Hidden",
+					LastName: "One",
+					Cloaked: false,
+				})
+			).status,
+		).toBe(200);
 		expect(userIn((await page(member)).users, hidden.userId)).toBeDefined();
 	});
 
 	test("FindPost of a public post is kept for everyone until the post or a profile changes; a private post is never kept", async () => {
-		const [author, reader, other, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		const [author, reader, other, stranger] = await Promise.all([
+			plaza.signUp(),
+			plaza.signUp(),
+			plaza.signUp(),
+			plaza.signUp(),
+		]);
 		const post = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "kept" })).body;
 		const find = async (who: Session, id = post.Id) => {
 			calls.reset();
@@ -215,15 +282,26 @@ describe("answers kept at the gateway (cacheResponse): AllUsers and FindPost", (
 		expect((await find(other)).asked).toBe(1);
 		expect((await find(other)).asked).toBe(0);
 
-		expect((await reader.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "news" })).status).toBe(200);
+		expect(
+			(await reader.http("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "news" })).status,
+		).toBe(200);
 		const commented = await find(other);
 		expect(commented.asked).toBe(1);
 		expect((commented.post.Comments as Records).map(c => c.Content)).toEqual(["news"]);
 
-		expect((await author.http("PUT", `/Users/${author.userId}`, { FirstName: "Kept", LastName: "Author" })).status).toBe(200);
+		expect(
+			(await author.http("PUT", `/Users/${author.userId}`, { FirstName: "Kept", LastName: "Author" })).status,
+		).toBe(200);
 		expect((await find(other)).post.AuthorDisplayName).toBe("Kept Author");
 
-		const secret = (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "for one", IsPrivate: true, RecipientIds: [reader.userId] })).body;
+		const secret = (
+			await author.http("POST", "/Posts", {
+				AuthorId: author.userId,
+				Content: "for one",
+				IsPrivate: true,
+				RecipientIds: [reader.userId],
+			})
+		).body;
 		for (let i = 0; i < 2; i++) {
 			const read = await find(reader, secret.Id);
 			expect([read.status, read.asked]).toEqual([200, 1]);
@@ -286,7 +364,10 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		const users: Array<{ userId: string; token: string }> = [];
 		for (let i = 0; i < 24; i++) users.push(await a.signUp(`busy${i}`));
 		const busy = await a.signUp("bystander");
-		for (let round = 0; round < 2; round++) await Promise.all(users.map(async user => expect((await b.call("GET", "/auth", undefined, as(user))).status).toBe(200)));
+		for (let round = 0; round < 2; round++)
+			await Promise.all(
+				users.map(async user => expect((await b.call("GET", "/auth", undefined, as(user))).status).toBe(200)),
+			);
 		// Gateway B is kept busy while the tokens end: the announcements reach it among other work.
 		let loading = true;
 		const load = Promise.all(
@@ -307,10 +388,13 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 
 	test("a profile updated through A shows through B at once: connections and a post's author", async () => {
 		const [ann, bob] = await Promise.all([a.signUp("ann"), a.signUp("bob")]);
-		expect((await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status).toBe(200);
+		expect(
+			(await a.call("POST", "/Connections", { OwnerId: bob.userId, ConnectToId: ann.userId }, as(bob))).status,
+		).toBe(200);
 		const post = (await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "named" }, as(ann))).body;
 		await a.call("POST", "/Posts", { AuthorId: ann.userId, Content: "newer" }, as(ann));
-		// FindPost's answer and a feed's first page are kept at gateway B; a second page is asked of a posts node every time.
+		// FindPost's answer and a feed's first page are kept at gateway B; a second page is asked of a posts node every
+		// time.
 		const feedThroughB = () => b.call("GET", `/Users/${ann.userId}/Feed?Offset=1`, undefined, as(ann));
 		const names = async () => ({
 			connection: (await b.call("GET", `/Users/${bob.userId}/Connections`, undefined, as(bob))).body[0].LastName,
@@ -319,8 +403,11 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		});
 		expect(await names()).toEqual({ connection: "Node", author: "ann Node", inFeed: "ann Node" });
 		await cachedOnBothPostsNodes("profiles", feedThroughB);
-		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Renamed" }, as(ann))).status).toBe(200);
-		for (let i = 0; i < 4; i++) expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed", inFeed: "Ann Renamed" });
+		expect(
+			(await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Renamed" }, as(ann))).status,
+		).toBe(200);
+		for (let i = 0; i < 4; i++)
+			expect(await names()).toEqual({ connection: "Renamed", author: "Ann Renamed", inFeed: "Ann Renamed" });
 	});
 
 	test("an AllUsers page kept at gateway B shows a profile updated and a connection made through A at once", async () => {
@@ -332,9 +419,13 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		expect((await annThroughB())?.LastName).toBe("Node");
 		// Kept now, and the second answer comes from B's keeping (the same page, no change between).
 		expect((await annThroughB())?.LastName).toBe("Node");
-		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Paged" }, as(ann))).status).toBe(200);
+		expect((await a.call("PUT", `/Users/${ann.userId}`, { FirstName: "Ann", LastName: "Paged" }, as(ann))).status).toBe(
+			200,
+		);
 		expect((await annThroughB())?.LastName).toBe("Paged");
-		expect((await a.call("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId }, as(ann))).status).toBe(200);
+		expect(
+			(await a.call("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId }, as(ann))).status,
+		).toBe(200);
 		expect(((await annThroughB())?.Connections as Records).map(c => c.UserId)).toEqual([bob.userId]);
 	});
 
@@ -342,9 +433,13 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 		const [author, reader] = await Promise.all([a.signUp("writer"), a.signUp("reader")]);
 		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "will grow" }, as(author))).body;
 		await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "newer" }, as(author));
-		// FindPost's answer and a feed's first page are kept at gateway B; a second page reaches a posts node (and its cache) every time.
+		// FindPost's answer and a feed's first page are kept at gateway B; a second page reaches a posts node (and its
+		// cache) every time.
 		const find = async () => (await b.call("GET", `/Posts/${post.Id}`, undefined, as(reader))).body;
-		const inFeed = async () => ((await b.call("GET", `/Users/${author.userId}/Feed?Offset=1`, undefined, as(author))).body as unknown as Records)[0];
+		const inFeed = async () =>
+			(
+				(await b.call("GET", `/Users/${author.userId}/Feed?Offset=1`, undefined, as(author))).body as unknown as Records
+			)[0];
 		expect((await find()).Tags).toEqual([]);
 		await cachedOnBothPostsNodes("posts", inFeed);
 		expect((await a.call("POST", `/Posts/${post.Id}/Tags`, { Value: "late" }, as(author))).status).toBe(200);
@@ -352,7 +447,10 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 			expect(((await find()).Tags as Records).map(t => t.Value)).toEqual(["late"]);
 			expect(((await inFeed()).Tags as Records).map(t => t.Value)).toEqual(["late"]);
 		}
-		expect((await a.call("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "seen" }, as(reader))).status).toBe(200);
+		expect(
+			(await a.call("POST", `/Posts/${post.Id}/Comments`, { AuthorId: reader.userId, Content: "seen" }, as(reader)))
+				.status,
+		).toBe(200);
 		for (let i = 0; i < 4; i++) {
 			expect(((await find()).Comments as Records).map(c => c.Content)).toEqual(["seen"]);
 			expect(((await inFeed()).Comments as Records).map(c => c.Content)).toEqual(["seen"]);
@@ -360,13 +458,35 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 	});
 
 	test("a private post cached for its recipient at B is refused to a stranger at B, in FindPost, search and feed", async () => {
-		const [author, recipient, stranger] = await Promise.all([a.signUp("author"), b.signUp("recipient"), b.signUp("stranger")]);
-		const post = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "private", IsPrivate: true, RecipientIds: [recipient.userId], Tags: ["nodesecret"] }, as(author))).body;
+		const [author, recipient, stranger] = await Promise.all([
+			a.signUp("author"),
+			b.signUp("recipient"),
+			b.signUp("stranger"),
+		]);
+		const post = (
+			await a.call(
+				"POST",
+				"/Posts",
+				{
+					AuthorId: author.userId,
+					Content: "private",
+					IsPrivate: true,
+					RecipientIds: [recipient.userId],
+					Tags: ["nodesecret"],
+				},
+				as(author),
+			)
+		).body;
 		await cachedOnBothPostsNodes("posts", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(recipient)));
-		expect((await b.call("GET", "/Search/Posts?TagNames=nodesecret", undefined, as(recipient))).body.map(p => p.Id)).toEqual([post.Id]);
+		expect(
+			(await b.call("GET", "/Search/Posts?TagNames=nodesecret", undefined, as(recipient))).body.map(p => p.Id),
+		).toEqual([post.Id]);
 		for (let i = 0; i < 4; i++) {
 			const refused = await b.call("GET", `/Posts/${post.Id}`, undefined, as(stranger));
-			expect([refused.status, (refused.body as unknown as ErrorBody).ResponseStatus.ErrorCode]).toEqual([404, "NotFound"]);
+			expect([refused.status, (refused.body as unknown as ErrorBody).ResponseStatus.ErrorCode]).toEqual([
+				404,
+				"NotFound",
+			]);
 		}
 		expect((await b.call("GET", "/Search/Posts?TagNames=nodesecret", undefined, as(stranger))).body).toEqual([]);
 		expect((await b.call("GET", `/Users/${stranger.userId}/Feed`, undefined, as(stranger))).body).toEqual([]);
@@ -375,10 +495,20 @@ describeCluster("hot caches across nodes: two gateways and two posts nodes over 
 	test("a member added through A sees the network's private post through B at once", async () => {
 		const [owner, joiner] = await Promise.all([a.signUp("owner"), b.signUp("joiner")]);
 		const network = (await a.call("POST", "/Networks", { OwnerId: owner.userId, Name: "Club" }, as(owner))).body;
-		const post = (await a.call("POST", "/Posts", { AuthorId: owner.userId, Content: "members", IsPrivate: true, RecipientIds: [network.Id] }, as(owner))).body;
+		const post = (
+			await a.call(
+				"POST",
+				"/Posts",
+				{ AuthorId: owner.userId, Content: "members", IsPrivate: true, RecipientIds: [network.Id] },
+				as(owner),
+			)
+		).body;
 		await cachedOnBothPostsNodes("audience", () => b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner)));
 		expect((await b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner))).status).toBe(404);
-		expect((await a.call("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId }, as(owner))).status).toBe(200);
-		for (let i = 0; i < 4; i++) expect((await b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner))).status).toBe(200);
+		expect((await a.call("POST", `/Networks/${network.Id}/Members`, { UserId: joiner.userId }, as(owner))).status).toBe(
+			200,
+		);
+		for (let i = 0; i < 4; i++)
+			expect((await b.call("GET", `/Posts/${post.Id}`, undefined, as(joiner))).status).toBe(200);
 	});
 });

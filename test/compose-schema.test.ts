@@ -19,7 +19,10 @@ const validate = new Ajv2020({ allErrors: true, strictTypes: false }).compile(sc
 /** What the schema finds wrong in a compose file's text, one line per error: where, and what. */
 function problems(text: string): string[] {
 	if (validate(parse(text, { merge: true }))) return [];
-	return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || "/"} ${e.message ?? ""}${e.keyword === "additionalProperties" ? `: ${String(e.params.additionalProperty)}` : ""}`);
+	return (validate.errors ?? []).map(
+		(e: ErrorObject) =>
+			`${e.instancePath || "/"} ${e.message ?? ""}${e.keyword === "additionalProperties" ? `: ${String(e.params.additionalProperty)}` : ""}`,
+	);
 }
 
 /** A compose file's text with one exact piece replaced; the piece must be there, or the broken copy proves nothing. */
@@ -31,19 +34,34 @@ function broken(file: string, from: string, to: string): string {
 
 test("both compose files are valid Compose files", () => {
 	expect(composeFiles.sort()).toEqual(["docker-compose.embedded.yml", "docker-compose.yml"]);
-	for (const file of composeFiles) expect([file, problems(fs.readFileSync(path.join(root, file), "utf8"))]).toEqual([file, []]);
+	for (const file of composeFiles)
+		expect([file, problems(fs.readFileSync(path.join(root, file), "utf8"))]).toEqual([file, []]);
 });
 
 test("a misspelled key is rejected where it lands, through the merge keys too", () => {
-	expect(problems(broken("docker-compose.yml", "      replicas: 2", "      replica: 2"))).toEqual(["/services/posts/deploy must NOT have additional properties: replica"]);
+	expect(problems(broken("docker-compose.yml", "      replicas: 2", "      replica: 2"))).toEqual([
+		"/services/posts/deploy must NOT have additional properties: replica",
+	]);
 	// A typo in the shared x-plaza block lands in every service that merges it.
 	const plazaServices = ["gateway", "users", "graph", "posts", "venues", "systems"];
-	expect(problems(broken("docker-compose.yml", "  read_only: true", "  read_onyl: true")).sort()).toEqual(plazaServices.map(s => `/services/${s} must NOT have additional properties: read_onyl`).sort());
-	expect(problems(broken("docker-compose.embedded.yml", "    security_opt:", "    security_opts:"))).toEqual(["/services/plaza must NOT have additional properties: security_opts"]);
+	expect(problems(broken("docker-compose.yml", "  read_only: true", "  read_onyl: true")).sort()).toEqual(
+		plazaServices.map(s => `/services/${s} must NOT have additional properties: read_onyl`).sort(),
+	);
+	expect(problems(broken("docker-compose.embedded.yml", "    security_opt:", "    security_opts:"))).toEqual([
+		"/services/plaza must NOT have additional properties: security_opts",
+	]);
 });
 
 test("a value of the wrong type is rejected", () => {
-	expect(problems(broken("docker-compose.embedded.yml", "cap_drop: [ALL]", "cap_drop: ALL"))).toEqual(["/services/plaza/cap_drop must be array"]);
-	expect(problems(broken("docker-compose.yml", "    restart: unless-stopped\n\n  postgres:", "    restart: 3\n\n  postgres:"))).toEqual(["/services/nats/restart must be string"]);
-	expect(problems(broken("docker-compose.yml", "volumes:\n  postgres-data:\n", "volumes: [postgres-data]\n"))).toEqual(["/volumes must be object"]);
+	expect(problems(broken("docker-compose.embedded.yml", "cap_drop: [ALL]", "cap_drop: ALL"))).toEqual([
+		"/services/plaza/cap_drop must be array",
+	]);
+	expect(
+		problems(
+			broken("docker-compose.yml", "    restart: unless-stopped\n\n  postgres:", "    restart: 3\n\n  postgres:"),
+		),
+	).toEqual(["/services/nats/restart must be string"]);
+	expect(problems(broken("docker-compose.yml", "volumes:\n  postgres-data:\n", "volumes: [postgres-data]\n"))).toEqual([
+		"/volumes must be object",
+	]);
 });

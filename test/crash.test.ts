@@ -30,7 +30,8 @@ describe("kill -9 under writes of every kind", () => {
 			console.log(formatFigures(figures));
 			expect(figures.problems).toEqual([]);
 			expect(figures.cutOff.broken).toBe(0);
-			// The load really ran: writes were acknowledged before the kills (a dozen in two cycles on a machine loaded by a second run).
+			// The load really ran: writes were acknowledged before the kills (a dozen in two cycles on a machine loaded by a
+			// second run).
 			expect(figures.acknowledgedChecked).toBeGreaterThan(5);
 		},
 		120_000,

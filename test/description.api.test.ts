@@ -10,7 +10,11 @@ import { soapClient } from "./support/soap";
  * Runs a tool without blocking this process, whose event loop also serves Plaza: a synchronous run
  * froze the server past its keep-alive timeout, and the next request met a closed socket.
  */
-function runTool(file: string, args: string[], options: { encoding: "utf8"; env?: NodeJS.ProcessEnv; timeout: number }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runTool(
+	file: string,
+	args: string[],
+	options: { encoding: "utf8"; env?: NodeJS.ProcessEnv; timeout: number },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
 	return new Promise(resolve => {
 		execFile(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
 			const code = (err as { code?: unknown } | null)?.code;
@@ -30,7 +34,14 @@ interface MethodOperation {
 	summary: string;
 	notes: string;
 	responseClass: string;
-	parameters: Array<{ name: string; paramType: string; dataType: string; required: boolean; allowMultiple: boolean; allowableValues?: Json }>;
+	parameters: Array<{
+		name: string;
+		paramType: string;
+		dataType: string;
+		required: boolean;
+		allowMultiple: boolean;
+		allowableValues?: Json;
+	}>;
 	errorResponses: Array<{ code: number; reason: string }>;
 }
 interface ResourceResponse {
@@ -43,7 +54,20 @@ interface ResourceResponse {
 interface OpenApi {
 	openapi: string;
 	info: Json;
-	paths: Record<string, Record<string, { operationId: string; summary: string; parameters: Json[]; requestBody?: Json; responses: Record<string, Json>; security: Json[] }>>;
+	paths: Record<
+		string,
+		Record<
+			string,
+			{
+				operationId: string;
+				summary: string;
+				parameters: Json[];
+				requestBody?: Json;
+				responses: Record<string, Json>;
+				security: Json[];
+			}
+		>
+	>;
 	components: { schemas: Record<string, Json>; securitySchemes: Record<string, Json> };
 }
 
@@ -51,14 +75,21 @@ interface OpenApi {
 const tool = (name: string) => path.join(__dirname, "..", "node_modules", ".bin", name);
 
 /** The tools' telemetry and update checks off: tests send nothing anywhere. */
-const quietTools = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1" };
+const quietTools = {
+	...process.env,
+	REDOCLY_TELEMETRY: "off",
+	REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+	NO_UPDATE_NOTIFIER: "1",
+};
 
 describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made from the catalogue", () => {
 	const { plaza } = plazaForSuite({ services: ["users"] });
 
 	test("every operation of the catalogue is in the WSDL, in the resources and in OpenAPI", async () => {
 		const wsdl = (await plaza.http("GET", "/soap11?wsdl")).text;
-		const described = (await soapClient(plaza)) as unknown as { describe(): { SyncReply: { BasicHttpBinding_ISyncReply: Record<string, unknown> } } };
+		const described = (await soapClient(plaza)) as unknown as {
+			describe(): { SyncReply: { BasicHttpBinding_ISyncReply: Record<string, unknown> } };
+		};
 		const soapOperations = Object.keys(described.describe().SyncReply.BasicHttpBinding_ISyncReply);
 
 		const listing = (await plaza.http<{ apis: RestService[] }>("GET", "/resources")).body;
@@ -70,7 +101,9 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		}
 
 		const openApi = (await plaza.http<OpenApi>("GET", "/openapi.json")).body;
-		const operationIds = new Set(Object.values(openApi.paths).flatMap(methods => Object.values(methods).map(op => op.operationId)));
+		const operationIds = new Set(
+			Object.values(openApi.paths).flatMap(methods => Object.values(methods).map(op => op.operationId)),
+		);
 
 		expect(catalogue.length).toBeGreaterThan(0);
 		for (const op of catalogue) {
@@ -89,20 +122,32 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 			for (const r of op.routes) {
 				// Routes that differ only by their fields' names are one OpenAPI path (the first one's names).
 				const path = r.path.replace(/:(\w+)\??/g, "{}").toLowerCase();
-				const found = Object.entries(openApi.paths).some(([p, methods]) => p.replace(/\{\w+\}/g, "{}").toLowerCase() === path && new RegExp(`^${op.name}(_\\d+)?$`).test(methods[r.method.toLowerCase()]?.operationId ?? ""));
-				expect({ op: op.name, route: `${r.method} ${r.path}`, found }).toEqual({ op: op.name, route: `${r.method} ${r.path}`, found: true });
+				const found = Object.entries(openApi.paths).some(
+					([p, methods]) =>
+						p.replace(/\{\w+\}/g, "{}").toLowerCase() === path &&
+						new RegExp(`^${op.name}(_\\d+)?$`).test(methods[r.method.toLowerCase()]?.operationId ?? ""),
+				);
+				expect({ op: op.name, route: `${r.method} ${r.path}`, found }).toEqual({
+					op: op.name,
+					route: `${r.method} ${r.path}`,
+					found: true,
+				});
 			}
 		}
 	});
 
 	test("the WSDL has the reference's structure and is served at /soap11, /soap11?wsdl and /soap11/wsdl", async () => {
-		const [plain, query, path] = await Promise.all(["/soap11", "/soap11?wsdl", "/soap11/wsdl"].map(p => plaza.http("GET", p)));
+		const [plain, query, path] = await Promise.all(
+			["/soap11", "/soap11?wsdl", "/soap11/wsdl"].map(p => plaza.http("GET", p)),
+		);
 		expect(plain.status).toBe(200);
 		expect(plain.headers.get("content-type")).toBe("text/xml; charset=utf-8");
 		expect(query.text).toBe(plain.text);
 		expect(path.text).toBe(plain.text);
 		const wsdl = plain.text;
-		expect(wsdl).toMatch(/^<\?xml version="1\.0" encoding="utf-8"\?>\n<wsdl:definitions name="Soap11" targetNamespace="http:\/\/schemas\.servicestack\.net\/types"/);
+		expect(wsdl).toMatch(
+			/^<\?xml version="1\.0" encoding="utf-8"\?>\n<wsdl:definitions name="Soap11" targetNamespace="http:\/\/schemas\.servicestack\.net\/types"/,
+		);
 		expect(wsdl.match(/<xs:schema /g)).toHaveLength(3);
 		expect(wsdl).toContain('targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/"');
 		expect(wsdl).toContain('targetNamespace="http://schemas.microsoft.com/2003/10/Serialization/Arrays"');
@@ -110,7 +155,9 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="Id" type="ser:guid" />');
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="CreatedTime" type="xs:dateTime" />');
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="Interests" nillable="true" type="arr:ArrayOfstring" />');
-		expect(wsdl).toContain('<xs:complexType name="ArrayOfUser">\n        <xs:sequence>\n          <xs:element minOccurs="0" maxOccurs="unbounded" name="User" nillable="true" type="tns:User" />');
+		expect(wsdl).toContain(
+			'<xs:complexType name="ArrayOfUser">\n        <xs:sequence>\n          <xs:element minOccurs="0" maxOccurs="unbounded" name="User" nillable="true" type="tns:User" />',
+		);
 		expect(wsdl).toContain('<xs:element minOccurs="0" name="Users" nillable="true" type="tns:ArrayOfUser" />');
 		expect(wsdl).toMatch(
 			/<xs:complexType name="ResponseStatus">\s*<xs:sequence>\s*<xs:element minOccurs="0" name="ErrorCode"[^>]*>\s*<xs:element minOccurs="0" name="Message"[^>]*>\s*<xs:element minOccurs="0" name="StackTrace"[^>]*>\s*<xs:element minOccurs="0" name="Errors" nillable="true" type="tns:ArrayOfResponseError" \/>/,
@@ -118,8 +165,12 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(wsdl).toContain('<wsdl:portType name="ISyncReply">');
 		expect(wsdl).toContain('<wsdl:binding name="BasicHttpBinding_ISyncReply" type="svc:ISyncReply">');
 		expect(wsdl).toContain('<soap:binding transport="http://schemas.xmlsoap.org/soap/http" />');
-		expect(wsdl).toContain('<soap:operation soapAction="http://schemas.servicestack.net/types/CreateUser" style="document" />');
-		expect(wsdl).toContain(`<wsdl:service name="SyncReply">\n    <wsdl:port name="BasicHttpBinding_ISyncReply" binding="svc:BasicHttpBinding_ISyncReply">\n      <soap:address location="${plaza.url}/soap11" />`);
+		expect(wsdl).toContain(
+			'<soap:operation soapAction="http://schemas.servicestack.net/types/CreateUser" style="document" />',
+		);
+		expect(wsdl).toContain(
+			`<wsdl:service name="SyncReply">\n    <wsdl:port name="BasicHttpBinding_ISyncReply" binding="svc:BasicHttpBinding_ISyncReply">\n      <soap:address location="${plaza.url}/soap11" />`,
+		);
 		for (const record of [
 			"ResourceRequest",
 			"ResourceResponse",
@@ -167,23 +218,57 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		expect(reply.body).toMatchObject({ apiVersion: "1.0", basePath: plaza.url, resourcePath: "/Users" });
 		const byPath = new Map(reply.body.apis.map(a => [a.path, a]));
 		const find = byPath.get("/Users/{Id}")?.operations.find(o => o.nickname === "FindUser");
-		expect(find).toMatchObject({ httpMethod: "GET", responseClass: "User", summary: "Retrieve one user", notes: expect.stringContaining("Signed-in callers only") });
-		expect(find?.parameters).toEqual([expect.objectContaining({ name: "Id", paramType: "path", dataType: "string", required: true, allowMultiple: false })]);
+		expect(find).toMatchObject({
+			httpMethod: "GET",
+			responseClass: "User",
+			summary: "Retrieve one user",
+			notes: expect.stringContaining("Signed-in callers only"),
+		});
+		expect(find?.parameters).toEqual([
+			expect.objectContaining({
+				name: "Id",
+				paramType: "path",
+				dataType: "string",
+				required: true,
+				allowMultiple: false,
+			}),
+		]);
 		expect(find?.errorResponses.map(e => e.code)).toEqual([400, 401, 429, 503]);
 
 		const all = byPath.get("/Users")?.operations.find(o => o.nickname === "AllUsers");
 		expect(all).toMatchObject({ httpMethod: "GET", responseClass: "List[User]" });
 		expect(all?.parameters).toEqual([
-			expect.objectContaining({ name: "Offset", paramType: "query", dataType: "int", required: false, allowableValues: { valueType: "RANGE", min: 0, values: [] } }),
-			expect.objectContaining({ name: "Limit", paramType: "query", dataType: "int", allowableValues: { valueType: "RANGE", min: 0, max: 1000, values: [] } }),
+			expect.objectContaining({
+				name: "Offset",
+				paramType: "query",
+				dataType: "int",
+				required: false,
+				allowableValues: { valueType: "RANGE", min: 0, values: [] },
+			}),
+			expect.objectContaining({
+				name: "Limit",
+				paramType: "query",
+				dataType: "int",
+				allowableValues: { valueType: "RANGE", min: 0, max: 1000, values: [] },
+			}),
 			expect.objectContaining({ name: "AfterId", paramType: "query", dataType: "string", required: false }),
 		]);
 		const create = byPath.get("/Users")?.operations.find(o => o.nickname === "CreateUser");
-		expect(create?.parameters).toEqual([expect.objectContaining({ name: "body", paramType: "body", dataType: "CreateUser", required: true })]);
+		expect(create?.parameters).toEqual([
+			expect.objectContaining({ name: "body", paramType: "body", dataType: "CreateUser", required: true }),
+		]);
 		expect(create?.errorResponses.map(e => e.code)).toContain(403);
 
-		expect(reply.body.models.User.properties).toMatchObject({ Id: { type: "string" }, Interests: { type: "List", items: { type: "string" } }, Connections: { type: "List", items: { $ref: "Connection" } }, CreatedTime: { type: "Date" } });
-		expect(reply.body.models.CreateUser.properties).toMatchObject({ FirstName: { type: "string", required: true }, Email: { required: false } });
+		expect(reply.body.models.User.properties).toMatchObject({
+			Id: { type: "string" },
+			Interests: { type: "List", items: { type: "string" } },
+			Connections: { type: "List", items: { $ref: "Connection" } },
+			CreatedTime: { type: "Date" },
+		});
+		expect(reply.body.models.CreateUser.properties).toMatchObject({
+			FirstName: { type: "string", required: true },
+			Email: { required: false },
+		});
 		expect(reply.body.models.Connection).toBeDefined();
 
 		const unknown = await plaza.http<ErrorBody>("GET", "/resource/Nothing");
@@ -213,16 +298,49 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 			bearer: expect.objectContaining({ type: "http", scheme: "bearer" }),
 		});
 		const find = doc.paths["/Users/{Id}"].get;
-		expect(find).toMatchObject({ operationId: "FindUser", parameters: [expect.objectContaining({ name: "Id", in: "path", required: true, schema: expect.objectContaining({ type: "string", format: "guid" }) })] });
-		expect(find.responses["200"]).toEqual({ description: "Success", content: { "application/json": { schema: { $ref: "#/components/schemas/User" } } } });
-		expect(find.responses["401"]).toMatchObject({ content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } } });
+		expect(find).toMatchObject({
+			operationId: "FindUser",
+			parameters: [
+				expect.objectContaining({
+					name: "Id",
+					in: "path",
+					required: true,
+					schema: expect.objectContaining({ type: "string", format: "guid" }),
+				}),
+			],
+		});
+		expect(find.responses["200"]).toEqual({
+			description: "Success",
+			content: { "application/json": { schema: { $ref: "#/components/schemas/User" } } },
+		});
+		expect(find.responses["401"]).toMatchObject({
+			content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+		});
 		expect(find.security).not.toContainEqual({});
-		expect(doc.paths["/Users"].post).toMatchObject({ operationId: "CreateUser", security: [{ bearer: [] }], requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/CreateUser" } } } } });
+		expect(doc.paths["/Users"].post).toMatchObject({
+			operationId: "CreateUser",
+			security: [{ bearer: [] }],
+			requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/CreateUser" } } } },
+		});
 		expect(doc.paths["/register"].post.security).toContainEqual({});
-		expect(doc.paths["/Users"].get.responses["200"]).toEqual({ description: "Success", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/User" } } } } });
-		expect(doc.components.schemas.CreateUser).toMatchObject({ type: "object", required: ["FirstName", "LastName"], properties: { Email: { type: "string", format: "email", maxLength: 254 } } });
-		expect(doc.components.schemas.ResponseStatus).toMatchObject({ properties: { ErrorCode: { type: "string" }, Errors: { type: "array", items: { $ref: "#/components/schemas/ResponseError" } } } });
-		expect(doc.components.schemas.ErrorResponse).toMatchObject({ properties: { ResponseStatus: { $ref: "#/components/schemas/ResponseStatus" } } });
+		expect(doc.paths["/Users"].get.responses["200"]).toEqual({
+			description: "Success",
+			content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/User" } } } },
+		});
+		expect(doc.components.schemas.CreateUser).toMatchObject({
+			type: "object",
+			required: ["FirstName", "LastName"],
+			properties: { Email: { type: "string", format: "email", maxLength: 254 } },
+		});
+		expect(doc.components.schemas.ResponseStatus).toMatchObject({
+			properties: {
+				ErrorCode: { type: "string" },
+				Errors: { type: "array", items: { $ref: "#/components/schemas/ResponseError" } },
+			},
+		});
+		expect(doc.components.schemas.ErrorResponse).toMatchObject({
+			properties: { ResponseStatus: { $ref: "#/components/schemas/ResponseStatus" } },
+		});
 		// Every $ref points at a schema that exists.
 		const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map(m => m[1]);
 		expect(refs.filter(name => !doc.components.schemas[name])).toEqual([]);
@@ -233,8 +351,14 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		try {
 			const file = path.join(dir, "openapi.json");
 			writeFileSync(file, (await plaza.http("GET", "/openapi.json")).text);
-			const lint = await runTool(tool("redocly"), ["lint", file, "--format=json"], { encoding: "utf8", env: quietTools, timeout: 60_000 });
-			const problems = (JSON.parse(lint.stdout) as { problems: Array<{ ruleId: string; severity: string; message: string }> }).problems;
+			const lint = await runTool(tool("redocly"), ["lint", file, "--format=json"], {
+				encoding: "utf8",
+				env: quietTools,
+				timeout: 60_000,
+			});
+			const problems = (
+				JSON.parse(lint.stdout) as { problems: Array<{ ruleId: string; severity: string; message: string }> }
+			).problems;
 			expect(problems.filter(p => p.severity === "error")).toEqual([]);
 			// Plaza is not published under a licence (package.json: UNLICENSED), so the document names none.
 			expect(problems.map(p => p.ruleId)).toEqual(["info-license"]);
@@ -249,12 +373,17 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 		try {
 			const file = path.join(dir, "openapi.json");
 			writeFileSync(file, (await plaza.http("GET", "/openapi.json")).text);
-			const generated = await runTool(tool("openapi-typescript"), [file, "-o", path.join(dir, "plaza.ts")], { encoding: "utf8", env: quietTools, timeout: 60_000 });
+			const generated = await runTool(tool("openapi-typescript"), [file, "-o", path.join(dir, "plaza.ts")], {
+				encoding: "utf8",
+				env: quietTools,
+				timeout: 60_000,
+			});
 			expect(generated.status).toBe(0);
 			const types = readFileSync(path.join(dir, "plaza.ts"), "utf8");
 			const createPost = /^ {8}CreatePost: \{([\s\S]*?)^ {8}\};/m.exec(types)?.[1] ?? "";
 			expect(createPost).toMatch(/^\s*AuthorId: string;$/m);
-			for (const field of ["IsPrivate", "MessageType"]) expect(createPost).toMatch(new RegExp(`^\\s*${field}\\?: `, "m"));
+			for (const field of ["IsPrivate", "MessageType"])
+				expect(createPost).toMatch(new RegExp(`^\\s*${field}\\?: `, "m"));
 
 			// A client writes a CreatePost with its required fields only; leaving one of those out does not compile.
 			writeFileSync(
@@ -270,7 +399,22 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 					"",
 				].join("\n"),
 			);
-			const tsc = await runTool(tool("tsc"), ["--strict", "--noEmit", "--target", "es2022", "--module", "commonjs", "--moduleResolution", "node", "--skipLibCheck", path.join(dir, "client.ts")], { encoding: "utf8", timeout: 120_000 });
+			const tsc = await runTool(
+				tool("tsc"),
+				[
+					"--strict",
+					"--noEmit",
+					"--target",
+					"es2022",
+					"--module",
+					"commonjs",
+					"--moduleResolution",
+					"node",
+					"--skipLibCheck",
+					path.join(dir, "client.ts"),
+				],
+				{ encoding: "utf8", timeout: 120_000 },
+			);
 			expect(tsc.stdout + tsc.stderr).toBe("");
 			expect(tsc.status).toBe(0);
 		} finally {

@@ -17,7 +17,13 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 	const startNode = (name: string, services: string) => cluster.startNode(name, services);
 	const node = (name: string) => cluster.node(name);
 	const logLines = (n: { name: string }) => cluster.logLines(n.name);
-	const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) => gateway.call(method, path, body, headers, signal);
+	const call = (
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+		signal?: AbortSignal,
+	) => gateway.call(method, path, body, headers, signal);
 
 	/**
 	 * Until a posts node has served a call: the gateway routes to it. Searches here ask for a second
@@ -34,27 +40,39 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 
 	const signUp = (name: string) => gateway.signUp(name);
 
-	/** Half reads (tag search, find a post written before), half writes (new posts): the steady load of the failure tests. */
-	const mixedLoad = (author: { userId: string; token: string }, known: string[], via?: GatewayClient) => (i: number) => {
-		const headers = { "X-ss-id": author.token };
-		const client = via ?? gateway;
-		if (i % 2 === 0) {
+	/**
+	 * Half reads (tag search, find a post written before), half writes (new posts): the steady load of the failure tests.
+	 */
+	const mixedLoad =
+		(author: { userId: string; token: string }, known: string[], via?: GatewayClient) => (i: number) => {
+			const headers = { "X-ss-id": author.token };
+			const client = via ?? gateway;
+			if (i % 2 === 0) {
+				return {
+					kind: "write" as const,
+					send: async (signal: AbortSignal) => {
+						const reply = await client.call(
+							"POST",
+							"/Posts",
+							{ AuthorId: author.userId, Content: `load ${i}`, Tags: ["load"] },
+							headers,
+							signal,
+						);
+						return { status: reply.status, id: reply.status === 200 ? String(reply.body.Id) : undefined };
+					},
+				};
+			}
 			return {
-				kind: "write" as const,
+				kind: "read" as const,
 				send: async (signal: AbortSignal) => {
-					const reply = await client.call("POST", "/Posts", { AuthorId: author.userId, Content: `load ${i}`, Tags: ["load"] }, headers, signal);
-					return { status: reply.status, id: reply.status === 200 ? String(reply.body.Id) : undefined };
+					const reply =
+						i % 4 === 1
+							? await client.call("GET", "/Search/Posts?TagNames=load&Limit=5&Offset=1", undefined, headers, signal)
+							: await client.call("GET", `/Posts/${known[i % known.length]}`, undefined, headers, signal);
+					return { status: reply.status };
 				},
 			};
-		}
-		return {
-			kind: "read" as const,
-			send: async (signal: AbortSignal) => {
-				const reply = i % 4 === 1 ? await client.call("GET", "/Search/Posts?TagNames=load&Limit=5&Offset=1", undefined, headers, signal) : await client.call("GET", `/Posts/${known[i % known.length]}`, undefined, headers, signal);
-				return { status: reply.status };
-			},
 		};
-	};
 
 	/** Every write that got a 200 can be read back. */
 	const expectAcknowledgedWritesKept = async (outcomes: Outcome[], reader: { token: string }) => {
@@ -64,7 +82,9 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		// A few at a time: this checks the store, not how the cluster takes a burst.
 		for (let i = 0; i < written.length; i += 8) {
 			const batch = written.slice(i, i + 8);
-			const statuses = await Promise.all(batch.map(id => call("GET", `/Posts/${id}`, undefined, { "X-ss-id": reader.token }).then(r => r.status)));
+			const statuses = await Promise.all(
+				batch.map(id => call("GET", `/Posts/${id}`, undefined, { "X-ss-id": reader.token }).then(r => r.status)),
+			);
 			batch.forEach((id, j) => statuses[j] !== 200 && missing.push(`${id}: ${statuses[j]}`));
 		}
 		expect(missing).toEqual([]);
@@ -83,23 +103,52 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 			startNode("venues-1", "venues"),
 			startNode("systems-1", "systems"),
 			cluster.startGateway("gateway-1").then(client => (gateway = client)),
-			cluster.startGateway("gateway-patient", { REQUEST_TIMEOUT_MS: "10000" }).then(client => (patientGateway = client)),
+			cluster
+				.startGateway("gateway-patient", { REQUEST_TIMEOUT_MS: "10000" })
+				.then(client => (patientGateway = client)),
 		]);
 		url = gateway.url;
 		await gateway.waitForCluster();
 		author = await signUp("author");
-		for (let i = 0; i < 10; i++) known.push(String((await call("POST", "/Posts", { AuthorId: author.userId, Content: `seed ${i}`, Tags: ["load"] }, { "X-ss-id": author.token })).body.Id));
+		for (let i = 0; i < 10; i++)
+			known.push(
+				String(
+					(
+						await call(
+							"POST",
+							"/Posts",
+							{ AuthorId: author.userId, Content: `seed ${i}`, Tags: ["load"] },
+							{ "X-ss-id": author.token },
+						)
+					).body.Id,
+				),
+			);
 	}, 90_000);
 
 	afterAll(() => cluster?.stop(), 60_000);
 
 	test("the whole API flow: register, connect, post, comment, search, each service in its own process", async () => {
 		const [ann, bob] = [await signUp("ann"), await signUp("bob")];
-		const connected = await call("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId }, { "X-ss-id": ann.token });
+		const connected = await call(
+			"POST",
+			"/Connections",
+			{ OwnerId: ann.userId, ConnectToId: bob.userId },
+			{ "X-ss-id": ann.token },
+		);
 		expect(connected.status).toBe(200);
-		const post = await call("POST", "/Posts", { AuthorId: ann.userId, Content: "over NATS", IsPrivate: true, RecipientIds: [bob.userId], Tags: ["cluster"] }, { "X-ss-id": ann.token });
+		const post = await call(
+			"POST",
+			"/Posts",
+			{ AuthorId: ann.userId, Content: "over NATS", IsPrivate: true, RecipientIds: [bob.userId], Tags: ["cluster"] },
+			{ "X-ss-id": ann.token },
+		);
 		expect(post.status).toBe(200);
-		const comment = await call("POST", `/Posts/${post.body.Id}/Comments`, { AuthorId: bob.userId, Content: "received" }, { "X-ss-id": bob.token });
+		const comment = await call(
+			"POST",
+			`/Posts/${post.body.Id}/Comments`,
+			{ AuthorId: bob.userId, Content: "received" },
+			{ "X-ss-id": bob.token },
+		);
 		expect(comment.status).toBe(200);
 		const found = await call("GET", "/Search/Posts?TagNames=cluster", undefined, { "X-ss-id": bob.token });
 		expect(found.body.map(p => p.Id)).toEqual([post.body.Id]);
@@ -110,19 +159,29 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		expect((await call("GET", `/Posts/${post.body.Id}`, undefined, { "X-ss-id": stranger.token })).status).toBe(404);
 
 		// Both posts nodes take their share of the calls.
-		for (let i = 0; i < 20; i++) await call("GET", "/Search/Posts?TagNames=cluster&Offset=1", undefined, { "X-ss-id": bob.token });
-		for (const name of ["posts-a", "posts-b"]) expect(logLines(node(name)).filter(l => l.event === "call" && l.action?.startsWith("posts.")).length).toBeGreaterThan(0);
+		for (let i = 0; i < 20; i++)
+			await call("GET", "/Search/Posts?TagNames=cluster&Offset=1", undefined, { "X-ss-id": bob.token });
+		for (const name of ["posts-a", "posts-b"])
+			expect(
+				logLines(node(name)).filter(l => l.event === "call" && l.action?.startsWith("posts.")).length,
+			).toBeGreaterThan(0);
 	}, 60_000);
 
 	test("a request id follows the call: in the gateway's log and in the logs of the services that served it", async () => {
 		const requestID = `trace-${Date.now()}`;
 		// A session the gateway has not seen yet (it caches those it has), so that sessions.resolve is in the trace.
 		const tracer = await signUp("tracer");
-		const reply = await call("GET", `/Users/${author.userId}`, undefined, { "X-ss-id": tracer.token, "X-Request-ID": requestID });
+		const reply = await call("GET", `/Users/${author.userId}`, undefined, {
+			"X-ss-id": tracer.token,
+			"X-Request-ID": requestID,
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.headers.get("x-request-id")).toBe(requestID);
 		await sleep(300);
-		expect(logLines(node("gateway-1")).find(l => l.requestID === requestID && l.event === "request")).toMatchObject({ path: `/Users/${author.userId}`, status: 200 });
+		expect(logLines(node("gateway-1")).find(l => l.requestID === requestID && l.event === "request")).toMatchObject({
+			path: `/Users/${author.userId}`,
+			status: 200,
+		});
 		expect(
 			logLines(node("users-1"))
 				.filter(l => l.requestID === requestID)
@@ -156,16 +215,28 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		const nats = cluster.nats;
 		const listener = await connect({ servers: `127.0.0.1:${nats.port}`, user: nats.user, pass: nats.password });
 		const captured: Array<{ subject: string; data: Uint8Array }> = [];
-		const capture = listener.subscribe("MOL-plaza.>", { callback: (_err, msg) => /\.REQB?\./.test(msg.subject) && captured.push({ subject: msg.subject, data: msg.data }) });
+		const capture = listener.subscribe("MOL-plaza.>", {
+			callback: (_err, msg) => /\.REQB?\./.test(msg.subject) && captured.push({ subject: msg.subject, data: msg.data }),
+		});
 		await listener.flush();
 		const tag = `replayed${Date.now()}`;
-		expect((await call("POST", "/Posts", { AuthorId: author.userId, Content: "once", Tags: [tag] }, { "X-ss-id": author.token })).status).toBe(200);
+		expect(
+			(
+				await call(
+					"POST",
+					"/Posts",
+					{ AuthorId: author.userId, Content: "once", Tags: [tag] },
+					{ "X-ss-id": author.token },
+				)
+			).status,
+		).toBe(200);
 		await listener.flush();
 		capture.unsubscribe();
 		expect(captured.length).toBeGreaterThan(0);
 		const subjects = new Set(["MOL-plaza.REQ.posts-a", "MOL-plaza.REQ.posts-b", ...captured.map(c => c.subject)]);
 		// Several times: a packet published to a queue group reaches whichever node nats-server picks.
-		for (let i = 0; i < 8; i++) for (const { data } of captured) for (const subject of subjects) listener.publish(subject, data);
+		for (let i = 0; i < 8; i++)
+			for (const { data } of captured) for (const subject of subjects) listener.publish(subject, data);
 		await listener.flush();
 		await sleep(1000);
 		await listener.close();
@@ -205,7 +276,9 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		killed.process.child.kill("SIGKILL");
 		const outcomes = await load;
 		const figures = failoverFigures(outcomes, killedAt);
-		console.info(`SIGKILL failover: ${JSON.stringify({ ...figures, failedReads: figures.failedReads.length, failedWrites: figures.failedWrites.length })}`);
+		console.info(
+			`SIGKILL failover: ${JSON.stringify({ ...figures, failedReads: figures.failedReads.length, failedWrites: figures.failedWrites.length })}`,
+		);
 
 		// Calls in flight on the dead node are given up as soon as nats-server says its connection is gone:
 		// reads are retried on the survivor; only writes sent there may fail, and they say their outcome is
@@ -231,9 +304,19 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		const pids = [...cluster.nodes.values()].map(n => n.process.child.pid);
 		// The load ends once everything has been served for 3 s since the bus came back (30 s at most).
 		let resumedAt = Infinity;
-		const servedFor = (outcomes: Outcome[], now: number) => now - Math.max(resumedAt, ...outcomes.filter(o => o.status !== 200).map(o => o.at));
+		const servedFor = (outcomes: Outcome[], now: number) =>
+			now - Math.max(resumedAt, ...outcomes.filter(o => o.status !== 200).map(o => o.at));
 		const began = Date.now();
-		const load = runLoad({ seconds: 30, concurrency: 6, timeoutMs: 10_000, pauseMs: 20, until: (outcomes, now) => servedFor(outcomes, now) >= 3000 }, mixedLoad(author, known));
+		const load = runLoad(
+			{
+				seconds: 30,
+				concurrency: 6,
+				timeoutMs: 10_000,
+				pauseMs: 20,
+				until: (outcomes, now) => servedFor(outcomes, now) >= 3000,
+			},
+			mixedLoad(author, known),
+		);
 		await sleep(2000);
 		await cluster.nats.stop();
 		await sleep(1500);
@@ -241,7 +324,9 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 		resumedAt = Date.now() - began;
 		const outcomes = await load;
 		const lastFailure = Math.max(0, ...outcomes.filter(o => o.status !== 200).map(o => o.at));
-		console.info(`NATS restart: bus back at ${resumedAt} ms, last failed answer at ${lastFailure} ms, ${JSON.stringify(statusCounts(outcomes))}`);
+		console.info(
+			`NATS restart: bus back at ${resumedAt} ms, last failed answer at ${lastFailure} ms, ${JSON.stringify(statusCounts(outcomes))}`,
+		);
 		expect(servedFor(outcomes, outcomes.at(-1)!.at)).toBeGreaterThanOrEqual(3000);
 		// While the bus is down: 503 for what was certainly not done, 504 for a write that may have been.
 		expect(Object.keys(statusCounts(outcomes)).filter(k => !/ (200|503)$/.test(k) && k !== "write 504")).toEqual([]);

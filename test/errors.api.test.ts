@@ -18,31 +18,50 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	});
 	afterAll(() => plaza.stop());
 
-	const post = (path: string, body: unknown, headers: Record<string, string> = {}) => plaza.http<ErrorBody>("POST", path, body, { Authorization: `Bearer ${ADMIN_KEY}`, ...headers });
+	const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+		plaza.http<ErrorBody>("POST", path, body, { Authorization: `Bearer ${ADMIN_KEY}`, ...headers });
 
 	test("a missing required field is 400 NotEmpty naming the field", async () => {
 		const reply = await post("/json/reply/CreateUser", { LastName: "Only" });
 		expect(reply.status).toBe(400);
 		expect(reply.body).toEqual({
-			ResponseStatus: { ErrorCode: "NotEmpty", Message: "FirstName is required", Errors: [{ ErrorCode: "NotEmpty", FieldName: "FirstName", Message: "FirstName is required" }] },
+			ResponseStatus: {
+				ErrorCode: "NotEmpty",
+				Message: "FirstName is required",
+				Errors: [{ ErrorCode: "NotEmpty", FieldName: "FirstName", Message: "FirstName is required" }],
+			},
 		});
 	});
 
 	test("an empty required string counts as missing", async () => {
 		const reply = await post("/Users", { FirstName: "  ", LastName: "Blank" });
 		expect(reply.status).toBe(400);
-		expect(reply.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "NotEmpty", FieldName: "FirstName" })]);
+		expect(reply.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "NotEmpty", FieldName: "FirstName" }),
+		]);
 	});
 
 	test("a malformed GUID is 400 InvalidGuid, on a path and in a body", async () => {
-		for (const reply of [await plaza.admin<ErrorBody>("GET", "/Users/not-a-guid"), await post("/json/reply/FindUser", { Id: "1234" })]) {
+		for (const reply of [
+			await plaza.admin<ErrorBody>("GET", "/Users/not-a-guid"),
+			await post("/json/reply/FindUser", { Id: "1234" }),
+		]) {
 			expect(reply.status).toBe(400);
-			expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "InvalidGuid", Errors: [expect.objectContaining({ ErrorCode: "InvalidGuid", FieldName: "Id" })] });
+			expect(reply.body.ResponseStatus).toMatchObject({
+				ErrorCode: "InvalidGuid",
+				Errors: [expect.objectContaining({ ErrorCode: "InvalidGuid", FieldName: "Id" })],
+			});
 		}
 	});
 
 	test("wrong types are 400 InvalidValue, every bad field listed", async () => {
-		const reply = await post("/Users", { FirstName: "Typed", LastName: "Wrong", Cloaked: "sometimes", Interests: { a: 1 }, Email: "not-an-email" });
+		const reply = await post("/Users", {
+			FirstName: "Typed",
+			LastName: "Wrong",
+			Cloaked: "sometimes",
+			Interests: { a: 1 },
+			Email: "not-an-email",
+		});
 		expect(reply.status).toBe(400);
 		expect(reply.body.ResponseStatus.Errors.map(e => [e.FieldName, e.ErrorCode])).toEqual([
 			["Email", "Email"],
@@ -54,7 +73,9 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	test("a value over its length limit is a 400 field error", async () => {
 		const reply = await post("/Users", { FirstName: "x".repeat(101), LastName: "Long" });
 		expect(reply.status).toBe(400);
-		expect(reply.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "MaximumLength", FieldName: "FirstName" })]);
+		expect(reply.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "MaximumLength", FieldName: "FirstName" }),
+		]);
 	});
 
 	test("malformed JSON is 400 InvalidBody", async () => {
@@ -78,7 +99,10 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	test("an unknown operation is 404 NotFound", async () => {
 		const reply = await post("/json/reply/LaunchRockets", {});
 		expect(reply.status).toBe(404);
-		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "NotFound", Message: "The operation LaunchRockets was not found" });
+		expect(reply.body.ResponseStatus).toMatchObject({
+			ErrorCode: "NotFound",
+			Message: "The operation LaunchRockets was not found",
+		});
 	});
 
 	test("an unknown route is 404 NotFound", async () => {
@@ -90,13 +114,17 @@ describe("bad input gets the PRODUCT.md §2 status and ErrorCode, and changes no
 	test("an unknown id is 404 NotFound", async () => {
 		const reply = await plaza.admin<ErrorBody>("GET", "/Users/0f8fad5bd9cb469fa16570867728950e");
 		expect(reply.status).toBe(404);
-		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "NotFound", Message: "User 0f8fad5bd9cb469fa16570867728950e was not found" });
+		expect(reply.body.ResponseStatus).toMatchObject({
+			ErrorCode: "NotFound",
+			Message: "User 0f8fad5bd9cb469fa16570867728950e was not found",
+		});
 	});
 });
 
 describe("failures of the server", () => {
 	const failingStore = (plaza: TestPlaza) => {
-		(plaza.broker.getLocalService("users") as unknown as WithRepository<UsersRepository>).repo.page = () => Promise.reject(new Error("EACCES: permission denied, open '/srv/plaza/data/users.db'"));
+		(plaza.broker.getLocalService("users") as unknown as WithRepository<UsersRepository>).repo.page = () =>
+			Promise.reject(new Error("EACCES: permission denied, open '/srv/plaza/data/users.db'"));
 	};
 
 	test("an unexpected error is 500 InternalError with no internals in production mode", async () => {
@@ -105,7 +133,9 @@ describe("failures of the server", () => {
 			failingStore(plaza);
 			const reply = await plaza.admin<ErrorBody>("GET", "/Users");
 			expect(reply.status).toBe(500);
-			expect(reply.body).toEqual({ ResponseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] } });
+			expect(reply.body).toEqual({
+				ResponseStatus: { ErrorCode: "InternalError", Message: "An internal error occurred", Errors: [] },
+			});
 			expect(reply.text).not.toMatch(/EACCES|\/srv|users\.db|node_modules|at /);
 		} finally {
 			await plaza.stop();

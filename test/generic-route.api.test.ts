@@ -32,7 +32,10 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 	}
 
 	async function connect(owner: Session, other: Session): Promise<string> {
-		const reply = await owner.http<WireRecord[]>("POST", "/json/reply/CreateConnection", { OwnerId: owner.userId, ConnectToId: other.userId });
+		const reply = await owner.http<WireRecord[]>("POST", "/json/reply/CreateConnection", {
+			OwnerId: owner.userId,
+			ConnectToId: other.userId,
+		});
 		expect(reply.status).toBe(200);
 		return reply.body[0].Id;
 	}
@@ -46,45 +49,82 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		const result = await client.api(new UpdateUser({ Id: user.userId, FirstName: "Api", LastName: "Verb" }));
 		expect(result.error).toBeUndefined();
 		expect(result.response).toMatchObject({ Id: user.userId, FirstName: "Api" });
-		expect((await user.http("GET", `/Users/${user.userId}`)).body).toMatchObject({ FirstName: "Api", LastName: "Verb" });
+		expect((await user.http("GET", `/Users/${user.userId}`)).body).toMatchObject({
+			FirstName: "Api",
+			LastName: "Verb",
+		});
 	});
 
 	test("client.delete(DeleteConnection) removes the connection (DELETE /api/DeleteConnection?Id=…)", async () => {
 		const [owner, other] = [await plaza.signUp(), await plaza.signUp()];
 		const id = await connect(owner, other);
 		const client = await clientOf(owner);
-		expect(await client.delete(new DeleteConnection({ Id: id, OwnerId: owner.userId }))).toMatchObject({ Id: id, OwnerId: owner.userId });
+		expect(await client.delete(new DeleteConnection({ Id: id, OwnerId: owner.userId }))).toMatchObject({
+			Id: id,
+			OwnerId: owner.userId,
+		});
 		const found = await owner.http<{ Connections?: unknown[] }>("GET", `/Users/${owner.userId}`);
 		expect(found.body.Connections ?? []).toEqual([]);
 		// Gone: a second delete finds nothing.
-		await expect(client.delete(new DeleteConnection({ Id: id, OwnerId: owner.userId }))).rejects.toMatchObject({ responseStatus: { errorCode: "NotFound" } });
+		await expect(client.delete(new DeleteConnection({ Id: id, OwnerId: owner.userId }))).rejects.toMatchObject({
+			responseStatus: { errorCode: "NotFound" },
+		});
 	});
 
 	test("PATCH and DELETE reach /json/reply/{Op} too, with fields in the body or the query string", async () => {
 		const [owner, other] = [await plaza.signUp(), await plaza.signUp()];
-		const patched = await owner.http("PATCH", "/json/reply/UpdateUser", { Id: owner.userId, FirstName: "Patched", LastName: "Body" });
+		const patched = await owner.http("PATCH", "/json/reply/UpdateUser", {
+			Id: owner.userId,
+			FirstName: "Patched",
+			LastName: "Body",
+		});
 		expect(patched.status).toBe(200);
 		expect(patched.body).toMatchObject({ Id: owner.userId, FirstName: "Patched" });
 
-		const byQuery = await owner.http("DELETE", `/json/reply/DeleteConnection?Id=${await connect(owner, other)}&OwnerId=${owner.userId}`);
+		const byQuery = await owner.http(
+			"DELETE",
+			`/json/reply/DeleteConnection?Id=${await connect(owner, other)}&OwnerId=${owner.userId}`,
+		);
 		expect(byQuery.status).toBe(200);
-		const byBody = await owner.http("DELETE", "/json/reply/deleteconnection", { Id: await connect(owner, other), OwnerId: owner.userId });
+		const byBody = await owner.http("DELETE", "/json/reply/deleteconnection", {
+			Id: await connect(owner, other),
+			OwnerId: owner.userId,
+		});
 		expect(byBody.status).toBe(200);
-		expect((await owner.http<{ Connections?: unknown[] }>("GET", `/Users/${owner.userId}`)).body.Connections ?? []).toEqual([]);
+		expect(
+			(await owner.http<{ Connections?: unknown[] }>("GET", `/Users/${owner.userId}`)).body.Connections ?? [],
+		).toEqual([]);
 		// The verbs follow the same rules: another user's connection is still not theirs to delete.
 		const theirs = await connect(other, owner);
-		expect((await owner.http<ErrorBody>("DELETE", `/api/DeleteConnection?Id=${theirs}&OwnerId=${other.userId}`)).status).toBe(403);
+		expect(
+			(await owner.http<ErrorBody>("DELETE", `/api/DeleteConnection?Id=${theirs}&OwnerId=${other.userId}`)).status,
+		).toBe(403);
 	});
 
 	test("the cross-site rules hold on every verb, on /json/oneway and on batches", async () => {
 		const victim = await plaza.signUp({ FirstName: "Victim" });
 		const tag = freshTag();
 		const evil = { ...cookieOf(victim), Origin: "https://evil.example" };
-		const put = await plaza.http<ErrorBody>("PUT", "/json/reply/UpdateUser", { Id: victim.userId, FirstName: "Pwned", LastName: "X" }, evil);
+		const put = await plaza.http<ErrorBody>(
+			"PUT",
+			"/json/reply/UpdateUser",
+			{ Id: victim.userId, FirstName: "Pwned", LastName: "X" },
+			evil,
+		);
 		expect(put.status).toBe(403);
-		const batch = await plaza.http<ErrorBody>("POST", "/api/CreatePost[]", [{ AuthorId: victim.userId, Content: "spam", Tags: [tag] }], evil);
+		const batch = await plaza.http<ErrorBody>(
+			"POST",
+			"/api/CreatePost[]",
+			[{ AuthorId: victim.userId, Content: "spam", Tags: [tag] }],
+			evil,
+		);
 		expect(batch.status).toBe(403);
-		const oneWayByGet = await plaza.http<ErrorBody>("GET", `/json/oneway/CreatePost?AuthorId=${victim.userId}&Content=spam&Tags=${tag}`, undefined, cookieOf(victim));
+		const oneWayByGet = await plaza.http<ErrorBody>(
+			"GET",
+			`/json/oneway/CreatePost?AuthorId=${victim.userId}&Content=spam&Tags=${tag}`,
+			undefined,
+			cookieOf(victim),
+		);
 		expect(oneWayByGet.status).toBe(403);
 		expect(oneWayByGet.body.ResponseStatus.ErrorCode).toBe("Forbidden");
 		expect(await postsTagged(victim, tag)).toEqual([]);
@@ -94,7 +134,8 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 	test("client.sendAll([FindPost…]) answers the posts in order (POST /api/FindPost[])", async () => {
 		const author = await plaza.signUp();
 		const ids: string[] = [];
-		for (const content of ["first", "second", "third"]) ids.push((await author.http("POST", "/Posts", { AuthorId: author.userId, Content: content })).body.Id);
+		for (const content of ["first", "second", "third"])
+			ids.push((await author.http("POST", "/Posts", { AuthorId: author.userId, Content: content })).body.Id);
 		const client = await clientOf(author);
 		let completed: string | null = null;
 		client.responseFilter = res => {
@@ -113,12 +154,20 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		expect(raw.body.map(p => p.Id)).toEqual([ids[2], ids[0]]);
 		expect(raw.headers.get("X-AutoBatch-Completed")).toBe("2");
 		// A client that escapes the brackets reaches the same batch.
-		expect((await author.http<WireRecord[]>("POST", "/api/findpost%5B%5D", [{ Id: ids[1] }])).body.map(p => p.Id)).toEqual([ids[1]]);
+		expect(
+			(await author.http<WireRecord[]>("POST", "/api/findpost%5B%5D", [{ Id: ids[1] }])).body.map(p => p.Id),
+		).toEqual([ids[1]]);
 		const empty = await author.http("POST", "/json/reply/FindPost[]", []);
-		expect({ text: empty.text, completed: empty.headers.get("X-AutoBatch-Completed") }).toEqual({ text: "[]", completed: null });
+		expect({ text: empty.text, completed: empty.headers.get("X-AutoBatch-Completed") }).toEqual({
+			text: "[]",
+			completed: null,
+		});
 		// A one-way batch's 204 carries the count too.
 		const oneWay = await author.http("POST", "/json/oneway/FindPost[]", [{ Id: ids[0] }, { Id: ids[1] }]);
-		expect({ status: oneWay.status, completed: oneWay.headers.get("X-AutoBatch-Completed") }).toEqual({ status: 204, completed: "2" });
+		expect({ status: oneWay.status, completed: oneWay.headers.get("X-AutoBatch-Completed") }).toEqual({
+			status: 204,
+			completed: "2",
+		});
 	});
 
 	test("a failing request stops the batch: its error naming its index (ResponseStatus.Meta.AutoBatchIndex), X-AutoBatch-Completed, earlier requests done, later ones not run", async () => {
@@ -136,18 +185,26 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 			new CreatePost({ AuthorId: author.userId, Content: "four", Tags: [tag] }),
 		];
 		// The client camel-cases the ResponseStatus it reads, Meta's keys too; on the wire it is AutoBatchIndex (below).
-		await expect(client.sendAll(requests)).rejects.toMatchObject({ responseStatus: { errorCode: "Forbidden", meta: { autoBatchIndex: "2" } } });
+		await expect(client.sendAll(requests)).rejects.toMatchObject({
+			responseStatus: { errorCode: "Forbidden", meta: { autoBatchIndex: "2" } },
+		});
 		expect(completed).toBe("2");
 		expect((await postsTagged(author, tag)).map(p => p.Content).sort()).toEqual(["one", "two"]);
 
 		// A validation failure of the first request: nothing completed.
-		const invalid = await author.http<ErrorBody & { ResponseStatus: { Meta?: Record<string, string> } }>("POST", "/api/CreatePost[]", [{ AuthorId: author.userId }, { AuthorId: author.userId, Content: "never", Tags: [tag] }]);
+		const invalid = await author.http<ErrorBody & { ResponseStatus: { Meta?: Record<string, string> } }>(
+			"POST",
+			"/api/CreatePost[]",
+			[{ AuthorId: author.userId }, { AuthorId: author.userId, Content: "never", Tags: [tag] }],
+		);
 		expect(invalid.status).toBe(400);
 		expect(invalid.headers.get("X-AutoBatch-Completed")).toBe("0");
 		expect(invalid.body.ResponseStatus.Errors[0]).toMatchObject({ FieldName: "Content", ErrorCode: "NotEmpty" });
 		expect(invalid.body.ResponseStatus.Meta).toEqual({ AutoBatchIndex: "0" });
 		// A single call's failure names no batch index.
-		expect((await author.http<ErrorBody>("POST", "/api/CreatePost", { AuthorId: author.userId })).body.ResponseStatus).not.toHaveProperty("Meta");
+		expect(
+			(await author.http<ErrorBody>("POST", "/api/CreatePost", { AuthorId: author.userId })).body.ResponseStatus,
+		).not.toHaveProperty("Meta");
 		expect(await postsTagged(author, tag)).toHaveLength(2);
 	});
 
@@ -186,18 +243,30 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		const author = await plaza.signUp();
 		const tag = freshTag();
 		const client = await clientOf(author, "json");
-		expect(await client.sendOneWay(new CreatePost({ AuthorId: author.userId, Content: "one way", Tags: [tag] }))).toEqual(new Post());
+		expect(
+			await client.sendOneWay(new CreatePost({ AuthorId: author.userId, Content: "one way", Tags: [tag] })),
+		).toEqual(new Post());
 		expect((await postsTagged(author, tag)).map(p => p.Content)).toEqual(["one way"]);
 
-		const raw = await author.http("POST", "/json/oneway/CreatePost", { AuthorId: author.userId, Content: "raw one way", Tags: [tag] });
+		const raw = await author.http("POST", "/json/oneway/CreatePost", {
+			AuthorId: author.userId,
+			Content: "raw one way",
+			Tags: [tag],
+		});
 		expect(raw.status).toBe(204);
 		expect(raw.text).toBe("");
 		expect(await postsTagged(author, tag)).toHaveLength(2);
 
-		const invalid = await author.http<ErrorBody>("POST", "/json/oneway/CreatePost", { AuthorId: author.userId, Tags: [tag] });
+		const invalid = await author.http<ErrorBody>("POST", "/json/oneway/CreatePost", {
+			AuthorId: author.userId,
+			Tags: [tag],
+		});
 		expect(invalid.status).toBe(400);
 		expect(invalid.body.ResponseStatus.ErrorCode).toBe("NotEmpty");
-		const anonymous = await plaza.http<ErrorBody>("POST", "/json/oneway/CreatePost", { AuthorId: author.userId, Content: "who?" });
+		const anonymous = await plaza.http<ErrorBody>("POST", "/json/oneway/CreatePost", {
+			AuthorId: author.userId,
+			Content: "who?",
+		});
 		expect(anonymous.status).toBe(401);
 		expect((await author.http("POST", "/json/oneway/NoSuchOperation", {})).status).toBe(404);
 	});
@@ -210,7 +279,9 @@ describe("the generic route by every verb, one-way calls and auto-batched reques
 		client.responseFilter = res => {
 			status = res.status;
 		};
-		await client.sendAllOneWay(["a", "b", "c"].map(Content => new CreatePost({ AuthorId: author.userId, Content, Tags: [tag] })));
+		await client.sendAllOneWay(
+			["a", "b", "c"].map(Content => new CreatePost({ AuthorId: author.userId, Content, Tags: [tag] })),
+		);
 		expect(status).toBe(204);
 		expect((await postsTagged(author, tag)).map(p => p.Content).sort()).toEqual(["a", "b", "c"]);
 		// The client's default base path sends one-way batches to /api/{Op}[], which answers the records.

@@ -14,7 +14,11 @@ import { newGuid } from "../shared/wire/guid";
 import { onStore, storeEngines } from "./support/engines";
 
 /** Offset pages and cursor pages of one list read the same records. */
-async function expectCursorAgrees<T>(read: (page: Page) => Promise<T[]>, cursorOf: (record: T) => string, total: number): Promise<void> {
+async function expectCursorAgrees<T>(
+	read: (page: Page) => Promise<T[]>,
+	cursorOf: (record: T) => string,
+	total: number,
+): Promise<void> {
 	const all = await read({ Offset: 0, Limit: 1000 });
 	expect(all).toHaveLength(total);
 	const byOffset = await read({ Offset: 10, Limit: 10 });
@@ -47,16 +51,27 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		},
 	});
 
-	/** The sides two users see: each user's list of connections (the stored layout differs: a row per side on SQL, a document per pair on MongoDB). */
-	const sidesOf = async (a: string, b: string) => (await under.repo.connections.of(a, { Offset: 0, Limit: 1000 })).length + (await under.repo.connections.of(b, { Offset: 0, Limit: 1000 })).length;
+	/**
+	 * The sides two users see: each user's list of connections (the stored layout differs: a row per side on SQL, a
+	 * document per pair on MongoDB).
+	 */
+	const sidesOf = async (a: string, b: string) =>
+		(await under.repo.connections.of(a, { Offset: 0, Limit: 1000 })).length +
+		(await under.repo.connections.of(b, { Offset: 0, Limit: 1000 })).length;
 
-	/** Writes a record straight into the store, as an older store (or a crash) left it: its columns, or on MongoDB its document (`id` as `_id`). */
+	/**
+	 * Writes a record straight into the store, as an older store (or a crash) left it: its columns, or on MongoDB its
+	 * document (`id` as `_id`).
+	 */
 	const writeRecord = async (table: string, record: Record<string, string | number | boolean>) => {
 		const { id, ...fields } = record;
 		if (!under.sql) return void (await collection(table).insertOne({ _id: String(id), ...fields }));
 		const columns = Object.keys(record);
 		const values = Object.values(record).map(value => (typeof value === "boolean" ? Number(value) : value));
-		await under.sql.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, values);
+		await under.sql.run(
+			`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+			values,
+		);
 	};
 
 	describe("connections", () => {
@@ -81,21 +96,31 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		test("both sides disconnecting at once remove the pair once (one of them answers for it), without a deadlock", async () => {
 			const [a, b] = [newGuid(), newGuid()];
 			const [ab, ba] = (await under.repo.connections.connect(a, b, false, 1))!;
-			const removed = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? under.repo.connections.disconnect(ab.Id, a) : under.repo.connections.disconnect(ba.Id, b))));
+			const removed = await Promise.all(
+				Array.from({ length: 10 }, (_, i) =>
+					i % 2 ? under.repo.connections.disconnect(ab.Id, a) : under.repo.connections.disconnect(ba.Id, b),
+				),
+			);
 			expect(removed.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(0);
 		});
 
 		test("10 concurrent identical A→B make one pair", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 10 }, () => under.repo.connections.connect(a, b, false, 1000)));
+			const made = await Promise.all(
+				Array.from({ length: 10 }, () => under.repo.connections.connect(a, b, false, 1000)),
+			);
 			expect(made.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(2);
 		});
 
 		test("10 concurrent A→B plus 10 B→A make one pair", async () => {
 			const [a, b] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? under.repo.connections.connect(a, b, false, 1000) : under.repo.connections.connect(b, a, false, 1000))));
+			const made = await Promise.all(
+				Array.from({ length: 20 }, (_, i) =>
+					i % 2 ? under.repo.connections.connect(a, b, false, 1000) : under.repo.connections.connect(b, a, false, 1000),
+				),
+			);
 			expect(made.filter(Boolean)).toHaveLength(1);
 			expect(await sidesOf(a, b)).toBe(2);
 		});
@@ -113,7 +138,10 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			const old = newGuid();
 			await writeRecord("connections", { id: old, owner_id: a, user_id: b, is_favorite: true, created_time: 1 });
 			const pair = await under.repo.connections.connect(b, a, false, 2);
-			expect(pair).toEqual([expect.objectContaining({ OwnerId: b, UserId: a }), { Id: old, OwnerId: a, UserId: b, IsFavorite: true }]);
+			expect(pair).toEqual([
+				expect.objectContaining({ OwnerId: b, UserId: a }),
+				{ Id: old, OwnerId: a, UserId: b, IsFavorite: true },
+			]);
 		});
 
 		test("pages by offset and by cursor (a Connection's Id) agree", async () => {
@@ -132,8 +160,12 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			await under.repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
 			await under.repo.connections.importSide({ Id: ba, OwnerId: b, UserId: a, IsFavorite: false, CreatedTime: 5 });
 			await under.repo.connections.importSide({ Id: ab, OwnerId: a, UserId: b, IsFavorite: true, CreatedTime: 5 });
-			expect(await under.repo.connections.of(a, { Offset: 0, Limit: 10 })).toEqual([{ Id: ab, OwnerId: a, UserId: b, IsFavorite: true }]);
-			expect(await under.repo.connections.of(b, { Offset: 0, Limit: 10 })).toEqual([{ Id: ba, OwnerId: b, UserId: a, IsFavorite: false }]);
+			expect(await under.repo.connections.of(a, { Offset: 0, Limit: 10 })).toEqual([
+				{ Id: ab, OwnerId: a, UserId: b, IsFavorite: true },
+			]);
+			expect(await under.repo.connections.of(b, { Offset: 0, Limit: 10 })).toEqual([
+				{ Id: ba, OwnerId: b, UserId: a, IsFavorite: false },
+			]);
 		});
 	});
 
@@ -143,16 +175,26 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		test("a network starts with its owner as its one member", async () => {
 			const owner = newGuid();
 			const network = await under.repo.networks.create("Chess", owner, 1000);
-			expect(network).toEqual({ Id: expect.any(String), Name: "Chess", OwnerId: owner, NumberOfMembers: 1, IsOpen: false });
+			expect(network).toEqual({
+				Id: expect.any(String),
+				Name: "Chess",
+				OwnerId: owner,
+				NumberOfMembers: 1,
+				IsOpen: false,
+			});
 			expect(await under.repo.networks.find(network.Id)).toEqual(network);
-			expect(await under.repo.networks.members(network.Id, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), NetworkId: network.Id, UserId: owner, CreatedTime: 1000 }]);
+			expect(await under.repo.networks.members(network.Id, { Offset: 0, Limit: 10 })).toEqual([
+				{ Id: expect.any(String), NetworkId: network.Id, UserId: owner, CreatedTime: 1000 },
+			]);
 			expect(await under.repo.networks.findMany([network.Id, newGuid()])).toEqual([network]);
 		});
 
 		test("10 concurrent identical joins make one member; NumberOfMembers stays the number of member rows", async () => {
 			const network = await under.repo.networks.create("Crowd", newGuid(), 1);
 			const user = newGuid();
-			const joined = await Promise.all(Array.from({ length: 10 }, () => under.repo.networks.addMember(network.Id, user, 2)));
+			const joined = await Promise.all(
+				Array.from({ length: 10 }, () => under.repo.networks.addMember(network.Id, user, 2)),
+			);
 			expect(joined.filter(Boolean)).toHaveLength(1);
 			expect(await membersOf(network.Id)).toBe(2);
 			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
@@ -162,7 +204,9 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			expect(await membersOf(network.Id)).toBe(12);
 			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(12);
 
-			const left = await Promise.all(Array.from({ length: 10 }, () => under.repo.networks.removeMember(network.Id, user)));
+			const left = await Promise.all(
+				Array.from({ length: 10 }, () => under.repo.networks.removeMember(network.Id, user)),
+			);
 			expect(left.filter(Boolean)).toHaveLength(1);
 			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(11);
 			expect(await membersOf(network.Id)).toBe(11);
@@ -199,12 +243,28 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 
 		test("importing recounts: a network counts the members imported, once however often run; orphans are dropped", async () => {
 			const id = newGuid();
-			const members = [newGuid(), newGuid(), newGuid()].map((u, i) => ({ Id: newGuid(), NetworkId: id, UserId: u, CreatedTime: i }));
+			const members = [newGuid(), newGuid(), newGuid()].map((u, i) => ({
+				Id: newGuid(),
+				NetworkId: id,
+				UserId: u,
+				CreatedTime: i,
+			}));
 			for (let run = 0; run < 2; run++) {
-				await under.repo.networks.importNetwork({ Id: id, Name: "Old", OwnerId: members[0].UserId, NumberOfMembers: 7, CreatedTime: 0 });
+				await under.repo.networks.importNetwork({
+					Id: id,
+					Name: "Old",
+					OwnerId: members[0].UserId,
+					NumberOfMembers: 7,
+					CreatedTime: 0,
+				});
 				for (const member of members) await under.repo.networks.importMember(member);
 			}
-			await under.repo.networks.importMember({ Id: newGuid(), NetworkId: newGuid(), UserId: newGuid(), CreatedTime: 1 });
+			await under.repo.networks.importMember({
+				Id: newGuid(),
+				NetworkId: newGuid(),
+				UserId: newGuid(),
+				CreatedTime: 1,
+			});
 			expect((await under.repo.networks.find(id))?.NumberOfMembers).toBe(3);
 			expect(await under.repo.networks.members(id, { Offset: 0, Limit: 10 })).toEqual(members);
 		});
@@ -213,15 +273,29 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 	describe("subscriptions", () => {
 		test("a subscription is one row however often made at once; removing returns it", async () => {
 			const [fan, star] = [newGuid(), newGuid()];
-			const made = await Promise.all(Array.from({ length: 10 }, () => under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" }, 1)));
-			expect(made.filter(Boolean)).toEqual([{ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" }]);
-			expect(await under.repo.subscriptions.remove(fan, star)).toEqual({ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" });
+			const made = await Promise.all(
+				Array.from({ length: 10 }, () =>
+					under.repo.subscriptions.add(
+						{ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" },
+						1,
+					),
+				),
+			);
+			expect(made.filter(Boolean)).toEqual([
+				{ SubscriberId: fan, SubscribedToId: star, SubscribedToExternalName: "Star" },
+			]);
+			expect(await under.repo.subscriptions.remove(fan, star)).toEqual({
+				SubscriberId: fan,
+				SubscribedToId: star,
+				SubscribedToExternalName: "Star",
+			});
 			expect(await under.repo.subscriptions.remove(fan, star)).toBeUndefined();
 		});
 
 		test("pages by offset and by cursor (the SubscribedToId) agree", async () => {
 			const fan = newGuid();
-			for (let i = 0; i < 25; i++) await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: newGuid() }, 10 + (i % 4));
+			for (let i = 0; i < 25; i++)
+				await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: newGuid() }, 10 + (i % 4));
 			await expectCursorAgrees(
 				page => under.repo.subscriptions.of(fan, page),
 				s => s.SubscribedToId,
@@ -247,8 +321,12 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			expect(busyConnections).toEqual(await under.repo.connections.of(busy, { Offset: 0, Limit: 100 }));
 			expect(embedded.connections.filter(c => c.OwnerId === quiet).map(c => c.UserId)).toEqual([busy]);
 			expect(embedded.connections).toHaveLength(101);
-			expect(embedded.networks.filter(n => n.MemberId === busy).map(n => n.Id)).toEqual(networks.slice(0, 100).map(n => n.Id));
-			expect(embedded.networks.filter(n => n.MemberId === quiet)).toEqual([{ ...networks[0], NumberOfMembers: 2, MemberId: quiet }]);
+			expect(embedded.networks.filter(n => n.MemberId === busy).map(n => n.Id)).toEqual(
+				networks.slice(0, 100).map(n => n.Id),
+			);
+			expect(embedded.networks.filter(n => n.MemberId === quiet)).toEqual([
+				{ ...networks[0], NumberOfMembers: 2, MemberId: quiet },
+			]);
 			expect(embedded.subscriptions).toEqual(await under.repo.subscriptions.of(busy, { Offset: 0, Limit: 100 }));
 
 			// The cut is the query's: asking for 3 returns 3 per user, not everything.
@@ -291,8 +369,12 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			const kept = await under.repo.networks.create("Kept", newGuid(), 1);
 			await writeRecord("network_members", { id: newGuid(), network_id: newGuid(), user_id: user, created_time: 5 });
 			await under.repo.networks.addMember(kept.Id, user, 6);
-			expect(await under.repo.networks.networksOf(user, { Offset: 0, Limit: 1 })).toEqual([{ ...kept, NumberOfMembers: 2 }]);
-			expect((await under.repo.embedFor([user], 10)).networks).toEqual([{ ...kept, NumberOfMembers: 2, MemberId: user }]);
+			expect(await under.repo.networks.networksOf(user, { Offset: 0, Limit: 1 })).toEqual([
+				{ ...kept, NumberOfMembers: 2 },
+			]);
+			expect((await under.repo.embedFor([user], 10)).networks).toEqual([
+				{ ...kept, NumberOfMembers: 2, MemberId: user },
+			]);
 		});
 	});
 
@@ -309,54 +391,107 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
 		});
 
-		onMongo(engine)("a join cut off after its membership, before its count: readers count the members, and a mark older than the lease is repaired", async () => {
-			const network = await under.repo.networks.create("Marked", newGuid(), 1);
-			const user = newGuid();
-			await under.repo.networks.addMember(network.Id, user, 2);
-			// What the kill leaves: the network marked by a join whose count was never written.
-			await collection("networks").updateOne({ _id: network.Id }, { $set: { number_of_members: 1, counting: 1, counting_since: Date.now() } });
-			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
-			expect((await under.repo.networks.findMany([network.Id]))[0].NumberOfMembers).toBe(2);
-			expect((await under.repo.networks.networksOf(user, { Offset: 0, Limit: 10 }))[0].NumberOfMembers).toBe(2);
-			expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({ number_of_members: 1, counting: 1 });
+		onMongo(engine)(
+			"a join cut off after its membership, before its count: readers count the members, and a mark older than the lease is repaired",
+			async () => {
+				const network = await under.repo.networks.create("Marked", newGuid(), 1);
+				const user = newGuid();
+				await under.repo.networks.addMember(network.Id, user, 2);
+				// What the kill leaves: the network marked by a join whose count was never written.
+				await collection("networks").updateOne(
+					{ _id: network.Id },
+					{ $set: { number_of_members: 1, counting: 1, counting_since: Date.now() } },
+				);
+				expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+				expect((await under.repo.networks.findMany([network.Id]))[0].NumberOfMembers).toBe(2);
+				expect((await under.repo.networks.networksOf(user, { Offset: 0, Limit: 10 }))[0].NumberOfMembers).toBe(2);
+				expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({
+					number_of_members: 1,
+					counting: 1,
+				});
 
-			await collection("networks").updateOne({ _id: network.Id }, { $set: { counting_since: Date.now() - 3_600_000 } });
-			expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
-			expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({ number_of_members: 2, counting: 0 });
-		});
+				await collection("networks").updateOne(
+					{ _id: network.Id },
+					{ $set: { counting_since: Date.now() - 3_600_000 } },
+				);
+				expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(2);
+				expect(await collection("networks").findOne({ _id: network.Id })).toMatchObject({
+					number_of_members: 2,
+					counting: 0,
+				});
+			},
+		);
 	});
 
-	onSql(engine)("the former NeDB collections are imported once: whole pairs, counts equal to member rows, subscriptions kept", async () => {
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-graph-legacy-"));
-		const [ann, bob, cat] = [newGuid(), newGuid(), newGuid()];
-		const [networkId, connectionId] = [newGuid(), newGuid()];
-		const write = async (collection: string, docs: Array<Record<string, unknown>>) => {
-			const store = new Datastore({ filename: path.join(dir, `${collection}.db`) });
-			await store.loadDatabaseAsync();
-			await store.insertAsync(docs);
-		};
-		try {
-			// A half pair (a crash of the former two-step write), a count that lies, and an orphan membership.
-			await write("connections", [{ _id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true, CreatedTime: 10, PairKey: `${ann}:${bob}`, Link: `${ann}:${bob}` }]);
-			await write("networks", [{ _id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 5, CreatedTime: 20 }]);
-			await write("members", [
-				{ _id: newGuid(), NetworkId: networkId, UserId: ann, CreatedTime: 20, MemberKey: `${networkId}:${ann}` },
-				{ _id: newGuid(), NetworkId: networkId, UserId: cat, CreatedTime: 30, MemberKey: `${networkId}:${cat}` },
-				{ _id: newGuid(), NetworkId: newGuid(), UserId: cat, CreatedTime: 40, MemberKey: "orphan" },
-			]);
-			await write("subscriptions", [{ _id: newGuid(), SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann", CreatedTime: 50, SubKey: `${cat}:${ann}` }]);
+	onSql(engine)(
+		"the former NeDB collections are imported once: whole pairs, counts equal to member rows, subscriptions kept",
+		async () => {
+			const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-graph-legacy-"));
+			const [ann, bob, cat] = [newGuid(), newGuid(), newGuid()];
+			const [networkId, connectionId] = [newGuid(), newGuid()];
+			const write = async (collection: string, docs: Array<Record<string, unknown>>) => {
+				const store = new Datastore({ filename: path.join(dir, `${collection}.db`) });
+				await store.loadDatabaseAsync();
+				await store.insertAsync(docs);
+			};
+			try {
+				// A half pair (a crash of the former two-step write), a count that lies, and an orphan membership.
+				await write("connections", [
+					{
+						_id: connectionId,
+						OwnerId: ann,
+						UserId: bob,
+						IsFavorite: true,
+						CreatedTime: 10,
+						PairKey: `${ann}:${bob}`,
+						Link: `${ann}:${bob}`,
+					},
+				]);
+				await write("networks", [
+					{ _id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 5, CreatedTime: 20 },
+				]);
+				await write("members", [
+					{ _id: newGuid(), NetworkId: networkId, UserId: ann, CreatedTime: 20, MemberKey: `${networkId}:${ann}` },
+					{ _id: newGuid(), NetworkId: networkId, UserId: cat, CreatedTime: 30, MemberKey: `${networkId}:${cat}` },
+					{ _id: newGuid(), NetworkId: newGuid(), UserId: cat, CreatedTime: 40, MemberKey: "orphan" },
+				]);
+				await write("subscriptions", [
+					{
+						_id: newGuid(),
+						SubscriberId: cat,
+						SubscribedToId: ann,
+						SubscribedToExternalName: "Ann",
+						CreatedTime: 50,
+						SubKey: `${cat}:${ann}`,
+					},
+				]);
 
-			expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(6);
-			expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(0);
-			expect(await under.repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true }]);
-			expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false }]);
-			expect(await under.repo.networks.find(networkId)).toEqual({ Id: networkId, Name: "Old club", OwnerId: ann, NumberOfMembers: 2, IsOpen: false });
-			expect((await under.repo.networks.networksOf(cat, { Offset: 0, Limit: 10 })).map(n => n.Id)).toEqual([networkId]);
-			expect(await under.repo.subscriptions.of(cat, { Offset: 0, Limit: 10 })).toEqual([{ SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann" }]);
-		} finally {
-			fs.rmSync(dir, { recursive: true, force: true });
-		}
-	});
+				expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(6);
+				expect(await importLegacyOnce(under.sql!, dir, "graph", under.repo, graphLegacy)).toBe(0);
+				expect(await under.repo.connections.of(ann, { Offset: 0, Limit: 10 })).toEqual([
+					{ Id: connectionId, OwnerId: ann, UserId: bob, IsFavorite: true },
+				]);
+				expect(await under.repo.connections.of(bob, { Offset: 0, Limit: 10 })).toEqual([
+					{ Id: expect.any(String), OwnerId: bob, UserId: ann, IsFavorite: false },
+				]);
+				expect(await under.repo.networks.find(networkId)).toEqual({
+					Id: networkId,
+					Name: "Old club",
+					OwnerId: ann,
+					NumberOfMembers: 2,
+					IsOpen: false,
+				});
+				expect((await under.repo.networks.networksOf(cat, { Offset: 0, Limit: 10 })).map(n => n.Id)).toEqual([
+					networkId,
+				]);
+				expect(await under.repo.subscriptions.of(cat, { Offset: 0, Limit: 10 })).toEqual([
+					{ SubscriberId: cat, SubscribedToId: ann, SubscribedToExternalName: "Ann" },
+				]);
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		},
+	);
 
 	test("readersOf: a user's followers (connected or subscribed, once each), a network's members; null past the limit", async () => {
 		const [star, friend, fan, both] = [newGuid(), newGuid(), newGuid(), newGuid()];
@@ -371,7 +506,10 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		expect(readers.follows[friend]).toEqual([star]);
 		expect(readers.members[network.Id]?.sort()).toEqual([friend, fan].sort());
 		const cut = await under.repo.readersOf([star, friend], [network.Id], 2);
-		expect(cut).toEqual({ follows: { [star]: null, [friend]: [star] }, members: { [network.Id]: expect.arrayContaining([friend, fan]) } });
+		expect(cut).toEqual({
+			follows: { [star]: null, [friend]: [star] },
+			members: { [network.Id]: expect.arrayContaining([friend, fan]) },
+		});
 		expect((await under.repo.readersOf([], [network.Id], 1)).members[network.Id]).toBeNull();
 	});
 });

@@ -22,7 +22,11 @@ function slow(ms: number, actions: string[]): Middleware {
 
 /** A test-only stub: posts are written at once but their writer answers `ms` later, inside the operation. */
 function slowPostWrites(plaza: TestPlaza, ms: number): void {
-	const repo = (plaza.broker.getLocalService("posts") as unknown as { repo: { createPost: (...args: unknown[]) => Promise<unknown> } }).repo;
+	const repo = (
+		plaza.broker.getLocalService("posts") as unknown as {
+			repo: { createPost: (...args: unknown[]) => Promise<unknown> };
+		}
+	).repo;
 	const createPost = repo.createPost.bind(repo);
 	repo.createPost = async (...args: unknown[]) => {
 		const written = await createPost(...args);
@@ -56,8 +60,18 @@ describe("Idempotency-Key on writes", () => {
 	it("keeps the same answer across surfaces and field order, and a refusal is answered again as it was", async () => {
 		const user = await plaza.signUp();
 		const key = randomUUID();
-		const rest = await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "once only", IsPrivate: false }, keyed(key));
-		const generic = await user.http("POST", "/json/reply/CreatePost", { IsPrivate: false, Content: "once only", AuthorId: user.userId }, keyed(key));
+		const rest = await user.http(
+			"POST",
+			"/Posts",
+			{ AuthorId: user.userId, Content: "once only", IsPrivate: false },
+			keyed(key),
+		);
+		const generic = await user.http(
+			"POST",
+			"/json/reply/CreatePost",
+			{ IsPrivate: false, Content: "once only", AuthorId: user.userId },
+			keyed(key),
+		);
 		expect(rest.status).toBe(200);
 		expect(generic.text).toBe(rest.text);
 		expect(await plaza.stored("posts").count("posts", { author_id: user.userId })).toBe(1);
@@ -72,8 +86,15 @@ describe("Idempotency-Key on writes", () => {
 	it("the same key with a different request answers 422 and runs nothing", async () => {
 		const user = await plaza.signUp();
 		const key = randomUUID();
-		expect((await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "first" }, keyed(key))).status).toBe(200);
-		const other = await user.http<ErrorBody>("POST", "/Posts", { AuthorId: user.userId, Content: "second" }, keyed(key));
+		expect((await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "first" }, keyed(key))).status).toBe(
+			200,
+		);
+		const other = await user.http<ErrorBody>(
+			"POST",
+			"/Posts",
+			{ AuthorId: user.userId, Content: "second" },
+			keyed(key),
+		);
 		expect(other.status).toBe(422);
 		expect(other.body.ResponseStatus.ErrorCode).toBe("IdempotencyKeyReused");
 		const rows = await plaza.stored("posts").all("posts", { author_id: user.userId });
@@ -91,7 +112,12 @@ describe("Idempotency-Key on writes", () => {
 
 	it("a malformed key is refused before anything runs; reads ignore the header", async () => {
 		const user = await plaza.signUp();
-		const bad = await user.http<ErrorBody>("POST", "/Posts", { AuthorId: user.userId, Content: "x" }, keyed("naïve key"));
+		const bad = await user.http<ErrorBody>(
+			"POST",
+			"/Posts",
+			{ AuthorId: user.userId, Content: "x" },
+			keyed("naïve key"),
+		);
 		expect(bad.status).toBe(400);
 		expect(bad.body.ResponseStatus.Errors[0].FieldName).toBe("Idempotency-Key");
 		expect((await user.http("GET", `/Users/${user.userId}`, undefined, keyed(randomUUID()))).status).toBe(200);
@@ -115,14 +141,20 @@ describe("Idempotency-Key on writes", () => {
 	it("the OpenAPI description offers the header on writes only", async () => {
 		type Doc = { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
 		const doc = (await plaza.http<Doc>("GET", "/openapi.json")).body;
-		const headerOf = (path: string, method: string) => doc.paths[path][method].parameters?.some(p => p.in === "header" && p.name === "Idempotency-Key");
+		const headerOf = (path: string, method: string) =>
+			doc.paths[path][method].parameters?.some(p => p.in === "header" && p.name === "Idempotency-Key");
 		expect(headerOf("/Posts", "post")).toBe(true);
 		expect(headerOf("/Posts/{Id}", "get")).toBe(false);
 	});
 
 	it("the store keeps neither the key nor the answer in clear (it may hold a session id)", async () => {
 		const key = randomUUID();
-		const reply = await plaza.http("POST", "/register", { UserName: `sealed_${Date.now()}`, Password: "correct horse battery", AutoLogin: true }, keyed(key));
+		const reply = await plaza.http(
+			"POST",
+			"/register",
+			{ UserName: `sealed_${Date.now()}`, Password: "correct horse battery", AutoLogin: true },
+			keyed(key),
+		);
 		// Keys live beside the records of the domain that ran the write (see runOnce).
 		const rows = await plaza.stored("users").all("idempotency_keys");
 		const stored = JSON.stringify(rows);
@@ -133,10 +165,21 @@ describe("Idempotency-Key on writes", () => {
 	it("a caller who is not signed in cannot test a guessed password against another's key: each guess is a real sign-in", async () => {
 		const victim = await plaza.signUp();
 		const key = randomUUID();
-		const signedIn = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: victim.userName, Password: victim.password }, keyed(key));
+		const signedIn = await plaza.http<{ SessionId: string }>(
+			"POST",
+			"/auth/credentials",
+			{ UserName: victim.userName, Password: victim.password },
+			keyed(key),
+		);
 		expect(signedIn.status).toBe(200);
-		// Same address, same key, a wrong guess: refused as a sign-in (401, counted by the sign-in limits), not 422 "another request".
-		const guess = await plaza.http<ErrorBody>("POST", "/auth/credentials", { UserName: victim.userName, Password: "a wrong guess" }, keyed(key));
+		// Same address, same key, a wrong guess: refused as a sign-in (401, counted by the sign-in limits), not 422
+		// "another request".
+		const guess = await plaza.http<ErrorBody>(
+			"POST",
+			"/auth/credentials",
+			{ UserName: victim.userName, Password: "a wrong guess" },
+			keyed(key),
+		);
 		expect(guess.status).toBe(401);
 		expect(guess.text).not.toContain(signedIn.body.SessionId);
 	});
@@ -144,7 +187,10 @@ describe("Idempotency-Key on writes", () => {
 	it("one who reads the store and knows the key still cannot open the answer: it is sealed with the server's secret", async () => {
 		const user = await plaza.signUp();
 		const key = randomUUID();
-		expect((await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "sealed for the server" }, keyed(key))).status).toBe(200);
+		expect(
+			(await user.http("POST", "/Posts", { AuthorId: user.userId, Content: "sealed for the server" }, keyed(key)))
+				.status,
+		).toBe(200);
 		// What a key alone once opened: a secret derived from the key and the caller's scope.
 		const fromKeyAlone = createHmac("sha256", key).update(`plaza idempotency\0user:${user.userId}`).digest();
 		const rows = await plaza.stored("posts").all("idempotency_keys");
@@ -196,10 +242,17 @@ describe("a write whose answer does not come in time", () => {
 
 	it("is 504 without a key too, on the generic route and on SOAP; a read that times out stays 503", async () => {
 		const user = await plaza.signUp();
-		const generic = await user.http<ErrorBody>("POST", "/json/reply/CreatePost", { AuthorId: user.userId, Content: "generic" });
+		const generic = await user.http<ErrorBody>("POST", "/json/reply/CreatePost", {
+			AuthorId: user.userId,
+			Content: "generic",
+		});
 		expect(generic.status).toBe(504);
 		expect(generic.body.ResponseStatus.Message).toMatch(/read before retrying/);
-		const soap = await postSoap(plaza, envelope(`<CreatePost xmlns="${TYPES}"><AuthorId>${user.userId}</AuthorId><Content>soap</Content></CreatePost>`), { "X-ss-id": user.token });
+		const soap = await postSoap(
+			plaza,
+			envelope(`<CreatePost xmlns="${TYPES}"><AuthorId>${user.userId}</AuthorId><Content>soap</Content></CreatePost>`),
+			{ "X-ss-id": user.token },
+		);
 		expect(soap.headers.get("x-status")).toBe("504");
 		expect(soap.text).toContain("<ErrorCode>OutcomeUnknown</ErrorCode>");
 		await sleep(1200);

@@ -42,7 +42,10 @@ describe("kept feeds and searches in one process", () => {
 
 	test("a feed is read once, then kept until a followed author posts, a listed post is commented on, or its reader follows someone", async () => {
 		const [reader, followed, later] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
-		expect((await reader.http("POST", "/Subscriptions", { SubscriberId: reader.userId, SubscribedToId: followed.userId })).status).toBe(200);
+		expect(
+			(await reader.http("POST", "/Subscriptions", { SubscriberId: reader.userId, SubscribedToId: followed.userId }))
+				.status,
+		).toBe(200);
 		const first = await post(followed, { Content: "first" });
 		expect(await feedOf(reader)).toEqual({ posts: [expect.objectContaining({ Id: first.Id })], asked: true });
 		expect(await feedOf(reader)).toEqual({ posts: [expect.objectContaining({ Id: first.Id })], asked: false });
@@ -51,13 +54,23 @@ describe("kept feeds and searches in one process", () => {
 		expect(ids((await feedOf(reader)).posts)).toEqual([second.Id, first.Id]);
 		expect((await feedOf(reader)).asked).toBe(false);
 
-		expect((await later.http("POST", `/Posts/${first.Id}/Comments`, { PostId: first.Id, AuthorId: later.userId, Content: "noted" })).status).toBe(200);
+		expect(
+			(
+				await later.http("POST", `/Posts/${first.Id}/Comments`, {
+					PostId: first.Id,
+					AuthorId: later.userId,
+					Content: "noted",
+				})
+			).status,
+		).toBe(200);
 		const commented = (await feedOf(reader)).posts.find(p => p.Id === first.Id);
 		expect((commented?.Comments as Records).map(c => c.Content)).toEqual(["noted"]);
 
 		const elsewhere = await post(later, { Content: "not followed yet" });
 		expect(ids((await feedOf(reader)).posts)).not.toContain(elsewhere.Id);
-		expect((await reader.http("POST", "/Connections", { OwnerId: reader.userId, ConnectToId: later.userId })).status).toBe(200);
+		expect(
+			(await reader.http("POST", "/Connections", { OwnerId: reader.userId, ConnectToId: later.userId })).status,
+		).toBe(200);
 		expect(ids((await feedOf(reader)).posts)).toEqual([elsewhere.Id, second.Id, first.Id]);
 	});
 
@@ -74,7 +87,9 @@ describe("kept feeds and searches in one process", () => {
 		}
 		expect((await read(recipient, search)).asked).toBe(false);
 
-		expect((await author.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: recipient.userId })).status).toBe(200);
+		expect(
+			(await author.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: recipient.userId })).status,
+		).toBe(200);
 		expect(ids((await feedOf(recipient)).posts)).toEqual([secret.Id]);
 		expect(ids((await read(recipient, search)).posts)).toEqual([secret.Id]);
 		for (let i = 0; i < 2; i++) {
@@ -97,7 +112,11 @@ describe("kept feeds and searches in one process", () => {
 		expect((await author.http("POST", `/Posts/${older.Id}/Tags`, { Value: tag.toUpperCase() })).status).toBe(200);
 		expect(ids((await read(author, search)).posts)).toEqual([older.Id, tagged.Id]);
 
-		for (let i = 0; i < 2; i++) expect(await read(author, `${search}&Offset=1`)).toEqual({ posts: [expect.objectContaining({ Id: tagged.Id })], asked: true });
+		for (let i = 0; i < 2; i++)
+			expect(await read(author, `${search}&Offset=1`)).toEqual({
+				posts: [expect.objectContaining({ Id: tagged.Id })],
+				asked: true,
+			});
 	});
 
 	test("a kept page ends when a post it lists expires", async () => {
@@ -154,8 +173,21 @@ describeCluster("kept feeds and searches across gateways over NATS", () => {
 	afterAll(() => cluster?.stop(), 60_000);
 
 	test("a post made through gateway A shows at once in a feed and a search kept at gateway B; a stranger at B never gets it", async () => {
-		const [author, reader, stranger] = await Promise.all([a.signUp("author"), b.signUp("reader"), b.signUp("stranger")]);
-		expect((await a.call("POST", "/Subscriptions", { SubscriberId: reader.userId, SubscribedToId: author.userId }, as(reader))).status).toBe(200);
+		const [author, reader, stranger] = await Promise.all([
+			a.signUp("author"),
+			b.signUp("reader"),
+			b.signUp("stranger"),
+		]);
+		expect(
+			(
+				await a.call(
+					"POST",
+					"/Subscriptions",
+					{ SubscriberId: reader.userId, SubscribedToId: author.userId },
+					as(reader),
+				)
+			).status,
+		).toBe(200);
 		const tag = `across${Date.now()}`;
 		const feed = () => b.call("GET", `/Users/${reader.userId}/Feed`, undefined, as(reader));
 		const search = (who: { token: string }) => b.call("GET", `/Search/Posts?TagNames=${tag}`, undefined, as(who));
@@ -163,10 +195,18 @@ describeCluster("kept feeds and searches across gateways over NATS", () => {
 			expect((await feed()).body).toEqual([]);
 			expect((await search(reader)).body).toEqual([]);
 		}
-		const open = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "open", Tags: [tag] }, as(author))).body;
+		const open = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "open", Tags: [tag] }, as(author)))
+			.body;
 		expect((await feed()).body.map(p => p.Id)).toEqual([open.Id]);
 		expect((await search(reader)).body.map(p => p.Id)).toEqual([open.Id]);
-		const secret = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId], Tags: [tag] }, as(author))).body;
+		const secret = (
+			await a.call(
+				"POST",
+				"/Posts",
+				{ AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId], Tags: [tag] },
+				as(author),
+			)
+		).body;
 		expect((await search(reader)).body.map(p => p.Id)).toEqual([secret.Id, open.Id]);
 		expect((await feed()).body.map(p => p.Id)).toEqual([secret.Id, open.Id]);
 		for (let i = 0; i < 3; i++) expect((await search(stranger)).body.map(p => p.Id)).toEqual([open.Id]);

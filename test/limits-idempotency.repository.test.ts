@@ -22,17 +22,29 @@ describe.each(storeEngines)("the idempotency keys repository on %s", engine => {
 		expect(await under.repo.answer(key, "t2", "not the holder's", 9000)).toBe(0);
 		expect(await under.repo.answer(key, "t1", "sealed answer", 9000)).toBe(1);
 		expect(await under.repo.answer(key, "t1", "another answer", 9000)).toBe(0);
-		expect(await under.repo.claim(key, "second", "t3", 5000, 6000)).toEqual({ state: "done", fingerprint: "first", answer: "sealed answer" });
+		expect(await under.repo.claim(key, "second", "t3", 5000, 6000)).toEqual({
+			state: "done",
+			fingerprint: "first",
+			answer: "sealed answer",
+		});
 		expect(await under.repo.claim(key, "third", "t4", 9000, 10_000)).toEqual({ state: "claimed" });
-		expect(await under.repo.claim(key, "fourth", "t5", 9001, 10_001)).toEqual({ state: "running", fingerprint: "third" });
+		expect(await under.repo.claim(key, "fourth", "t5", 9001, 10_001)).toEqual({
+			state: "running",
+			fingerprint: "third",
+		});
 	});
 
 	test("of ten concurrent claims of one key, one claims it", async () => {
 		const key = newGuid();
-		const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => under.repo.claim(key, `f${i}`, `t${i}`, 1000, 2000)));
+		const claims = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => under.repo.claim(key, `f${i}`, `t${i}`, 1000, 2000)),
+		);
 		const winner = claims.findIndex(claim => claim.state === "claimed");
 		expect(claims.filter(claim => claim.state === "claimed")).toHaveLength(1);
-		expect(await under.repo.claim(key, "later", "t", 1500, 2500)).toEqual({ state: "running", fingerprint: `f${winner}` });
+		expect(await under.repo.claim(key, "later", "t", 1500, 2500)).toEqual({
+			state: "running",
+			fingerprint: `f${winner}`,
+		});
 	});
 
 	test("a lapsed claim with nothing committed is taken over; a committed one is never run again, and lost once its lease is over", async () => {
@@ -40,7 +52,9 @@ describe.each(storeEngines)("the idempotency keys repository on %s", engine => {
 		await under.repo.claim(lapsed, "f", "old", 1000, 2000);
 		expect(await under.repo.claim(lapsed, "f", "new", 2000, 3000)).toEqual({ state: "claimed" });
 		// The first holder's write now fails: its key was taken over.
-		await expect(under.repo.markCommitted(lapsed, "old", 50_000)).rejects.toMatchObject({ type: "IdempotencyKeyInUse" });
+		await expect(under.repo.markCommitted(lapsed, "old", 50_000)).rejects.toMatchObject({
+			type: "IdempotencyKeyInUse",
+		});
 		await under.repo.claim(committed, "f", "held", 1000, 2000);
 		await under.repo.markCommitted(committed, "held", 50_000);
 		expect(await under.repo.claim(committed, "f", "retry", 1500, 2500)).toEqual({ state: "running", fingerprint: "f" });
@@ -58,7 +72,11 @@ describe.each(storeEngines)("the idempotency keys repository on %s", engine => {
 		expect(await under.repo.claim(released, "g", "u", 1100, 2100)).toEqual({ state: "claimed" });
 		expect(await under.repo.claim(committed, "g", "u", 1100, 2100)).toEqual({ state: "lost", fingerprint: "f" });
 		expect(await under.repo.removeExpired(2100)).toBeGreaterThanOrEqual(1);
-		expect(await under.repo.claim(answered, "h", "u", 2200, 3200)).toEqual({ state: "done", fingerprint: "f", answer: "kept" });
+		expect(await under.repo.claim(answered, "h", "u", 2200, 3200)).toEqual({
+			state: "done",
+			fingerprint: "f",
+			answer: "kept",
+		});
 	});
 });
 
@@ -71,7 +89,9 @@ describe.each(storeEngines)("the attempt counters repository on %s", engine => {
 
 	test("ten concurrent additions to one counter make ten, each seeing the total it made", async () => {
 		const key = `ip:${newGuid()}`;
-		const totals = await Promise.all(Array.from({ length: 10 }, () => under.repo.add(60_000, 60_000, 200_000, { [key]: 1 })));
+		const totals = await Promise.all(
+			Array.from({ length: 10 }, () => under.repo.add(60_000, 60_000, 200_000, { [key]: 1 })),
+		);
 		expect(totals.map(total => total[key]).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 		expect(await under.repo.windowsOf([key], 100_000)).toEqual([{ key, window: 60_000, windowMs: 60_000, count: 10 }]);
 	});
@@ -96,6 +116,8 @@ describe.each(storeEngines)("the attempt counters repository on %s", engine => {
 		expect(await under.repo.clear([cleared])).toBe(2);
 		expect(await under.repo.clear([])).toBe(0);
 		expect(await under.repo.removeExpired(150_000)).toBeGreaterThanOrEqual(1);
-		expect(await under.repo.windowsOf([cleared, kept], 0)).toEqual([{ key: kept, window: 120_000, windowMs: 60_000, count: 1 }]);
+		expect(await under.repo.windowsOf([cleared, kept], 0)).toEqual([
+			{ key: kept, window: 120_000, windowMs: 60_000, count: 1 },
+		]);
 	});
 });

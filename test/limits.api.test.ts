@@ -29,7 +29,8 @@ const countsSent = () => sleep(700);
 
 const from = (address: string) => ({ "X-Forwarded-For": address });
 
-const signInFrom = (plaza: TestPlaza, address: string, UserName: string, Password: string) => plaza.http<ErrorBody>("POST", "/auth/credentials", { UserName, Password }, from(address));
+const signInFrom = (plaza: TestPlaza, address: string, UserName: string, Password: string) =>
+	plaza.http<ErrorBody>("POST", "/auth/credentials", { UserName, Password }, from(address));
 
 const auth = (overrides: Partial<PlazaConfig["auth"]>) => ({ auth: { ...defaultConfig().auth, ...overrides } });
 
@@ -48,7 +49,10 @@ describe("the request budget is the verified caller's, else the client address's
 		try {
 			await earlyInAMinute();
 			const statuses: number[] = [];
-			for (let i = 0; i < 6; i++) statuses.push((await plaza.http("GET", "/health", undefined, { "X-ss-id": randomBytes(24).toString("base64url") })).status);
+			for (let i = 0; i < 6; i++)
+				statuses.push(
+					(await plaza.http("GET", "/health", undefined, { "X-ss-id": randomBytes(24).toString("base64url") })).status,
+				);
 			expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
 			const limited = await plaza.http<ErrorBody>("GET", "/health", undefined, { "X-ss-id": "another-made-up-token" });
 			expect(limited.status).toBe(429);
@@ -63,9 +67,14 @@ describe("the request budget is the verified caller's, else the client address's
 		const plaza = await startPlaza({ services: ["users"], rateLimitPerMinute: 5 });
 		try {
 			await earlyInAMinute();
-			const wrong = [{ Authorization: "Bearer not-the-key" }, { Authorization: `Basic ${Buffer.from("nobody:wrong password").toString("base64")}` }, { Authorization: "Scheme unknown" }];
+			const wrong = [
+				{ Authorization: "Bearer not-the-key" },
+				{ Authorization: `Basic ${Buffer.from("nobody:wrong password").toString("base64")}` },
+				{ Authorization: "Scheme unknown" },
+			];
 			const statuses: number[] = [];
-			for (let i = 0; i < 5; i++) statuses.push((await plaza.http("GET", "/health", undefined, wrong[i % wrong.length])).status);
+			for (let i = 0; i < 5; i++)
+				statuses.push((await plaza.http("GET", "/health", undefined, wrong[i % wrong.length])).status);
 			expect(statuses).toEqual([401, 401, 401, 401, 401]);
 			const limited = await plaza.http<ErrorBody>("GET", "/health", undefined, wrong[0]);
 			expect(limited.status).toBe(429);
@@ -83,7 +92,10 @@ describe("the request budget is the verified caller's, else the client address's
 			await earlyInAMinute();
 			// Two requests of the address's budget, the user's own starts at the first signed-in request.
 			const user = await plaza.signUp();
-			const second = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: user.userName, Password: user.password });
+			const second = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", {
+				UserName: user.userName,
+				Password: user.password,
+			});
 			expect(second.status).toBe(200);
 			const statuses: number[] = [];
 			for (let i = 0; i < 9; i++) {
@@ -103,7 +115,8 @@ describe("the request budget is the verified caller's, else the client address's
 		try {
 			await earlyInAMinute();
 			const statuses: number[] = [];
-			for (let i = 0; i < 6; i++) statuses.push((await plaza.http("GET", "/health", undefined, from(`1.2.3.${i}, 203.0.113.7`))).status);
+			for (let i = 0; i < 6; i++)
+				statuses.push((await plaza.http("GET", "/health", undefined, from(`1.2.3.${i}, 203.0.113.7`))).status);
 			expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
 			expect((await plaza.http("GET", "/health", undefined, from("203.0.113.7"))).status).toBe(429);
 			// Another client behind the same proxy has a budget of its own.
@@ -145,8 +158,23 @@ describeCluster("two gateways over NATS, on PostgreSQL", () => {
 
 	/** A Plaza node of its own broker in this process: all services, or only a gateway; its gateway's URL. */
 	async function startNode(nodeId: string, services: string[] | undefined): Promise<string> {
-		const cluster = { ...defaultConfig().cluster, nodeId, secret: "limits-test-cluster-secret-0123456789abcdef", heartbeatIntervalSeconds: 1, heartbeatTimeoutSeconds: 3 };
-		const broker = createPlaza(defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 6, store: { kind: "postgres", url: database.url }, transporter: nats.url, services, cluster }));
+		const cluster = {
+			...defaultConfig().cluster,
+			nodeId,
+			secret: "limits-test-cluster-secret-0123456789abcdef",
+			heartbeatIntervalSeconds: 1,
+			heartbeatTimeoutSeconds: 3,
+		};
+		const broker = createPlaza(
+			defaultConfig({
+				adminApiKey: ADMIN_KEY,
+				rateLimitPerMinute: 6,
+				store: { kind: "postgres", url: database.url },
+				transporter: nats.url,
+				services,
+				cluster,
+			}),
+		);
 		brokers.push(broker);
 		await broker.start();
 		// Found over NATS by heartbeats, slower on a loaded machine: the test's own timeout bounds it.
@@ -185,7 +213,8 @@ describe("failed sign-ins slow the guesser, not the owner", () => {
 		const plaza = await startPlaza({ services: ["users"], trustProxy: 1 });
 		try {
 			const alice = await plaza.signUp();
-			for (let i = 0; i < 5; i++) expect((await signInFrom(plaza, "198.51.100.1", alice.userName, `wrong ${i}`)).status).toBe(401);
+			for (let i = 0; i < 5; i++)
+				expect((await signInFrom(plaza, "198.51.100.1", alice.userName, `wrong ${i}`)).status).toBe(401);
 			const locked = await signInFrom(plaza, "198.51.100.1", alice.userName, alice.password);
 			expect(locked.status).toBe(429);
 			expect(locked.body.ResponseStatus.ErrorCode).toBe("TooManyRequests");
@@ -207,7 +236,8 @@ describe("failed sign-ins slow the guesser, not the owner", () => {
 		try {
 			const alice = await plaza.signUp();
 			expect((await signInFrom(plaza, "192.0.2.20", alice.userName, alice.password)).status).toBe(200);
-			for (let i = 0; i < 6; i++) expect((await signInFrom(plaza, `198.51.100.${10 + i}`, alice.userName, `guess ${i}`)).status).toBe(401);
+			for (let i = 0; i < 6; i++)
+				expect((await signInFrom(plaza, `198.51.100.${10 + i}`, alice.userName, `guess ${i}`)).status).toBe(401);
 			// The guesser's next address is refused, and so is the one after.
 			const guess = await signInFrom(plaza, "198.51.100.99", alice.userName, "guess 6");
 			expect(guess.status).toBe(429);
@@ -231,7 +261,9 @@ describe("failed sign-ins slow the guesser, not the owner", () => {
 		const plaza = await startPlaza({ services: ["users"], trustProxy: 1 });
 		try {
 			const alice = await plaza.signUp();
-			const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => signInFrom(plaza, "198.51.100.1", alice.userName, `burst ${i}`)));
+			const replies = await Promise.all(
+				Array.from({ length: 20 }, (_, i) => signInFrom(plaza, "198.51.100.1", alice.userName, `burst ${i}`)),
+			);
 			const statuses = replies.map(r => r.status);
 			expect(statuses.filter(s => s === 401).length).toBeLessThanOrEqual(5);
 			expect(statuses.filter(s => s !== 401).every(s => s === 429)).toBe(true);
@@ -247,7 +279,8 @@ describe("failed sign-ins slow the guesser, not the owner", () => {
 			const first = await startPlaza(config);
 			const alice = await first.signUp();
 			try {
-				for (let i = 0; i < 5; i++) expect((await signInFrom(first, "198.51.100.1", alice.userName, `wrong ${i}`)).status).toBe(401);
+				for (let i = 0; i < 5; i++)
+					expect((await signInFrom(first, "198.51.100.1", alice.userName, `wrong ${i}`)).status).toBe(401);
 			} finally {
 				await first.stop();
 			}

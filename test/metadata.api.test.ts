@@ -12,12 +12,17 @@ function textOf(html: string): string {
 		.replace(/&amp;/g, "&");
 }
 
-/** The rows of the first table after a heading whose text starts with `heading` (the page's first table for ""), as cell texts. */
+/**
+ * The rows of the first table after a heading whose text starts with `heading` (the page's first table for ""), as cell
+ * texts.
+ */
 function tableAfter(html: string, heading: string): string[][] {
 	const at = heading ? html.indexOf(`<h2>${heading}`) : 0;
 	if (at < 0) throw new Error(`No heading ${heading}`);
 	const table = /<table>([\s\S]*?)<\/table>/.exec(html.slice(at))?.[1] ?? "";
-	return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(row => [...row[1].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map(cell => textOf(cell[1])));
+	return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(row =>
+		[...row[1].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map(cell => textOf(cell[1])),
+	);
 }
 
 /** The content of the `<pre>` after a heading. */
@@ -46,9 +51,17 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		);
 		expect(catalogue.filter(op => !rows.has(op.name)).map(op => op.name)).toEqual([]);
 		for (const op of catalogue) {
-			for (const format of ["json", "xml", "soap11"]) expect(reply.text).toContain(`href="/${format}/metadata?op=${op.name}"`);
+			for (const format of ["json", "xml", "soap11"])
+				expect(reply.text).toContain(`href="/${format}/metadata?op=${op.name}"`);
 		}
-		expect(rows.get("FindUser")).toEqual(["FindUser", "Retrieve one user", "GET /Users/{Id}", "JSON", "XML", "SOAP 1.1"]);
+		expect(rows.get("FindUser")).toEqual([
+			"FindUser",
+			"Retrieve one user",
+			"GET /Users/{Id}",
+			"JSON",
+			"XML",
+			"SOAP 1.1",
+		]);
 		expect(rows.get("CreatePost")?.[2]).toBe("POST /Posts");
 		expect(reply.text).toContain('<a href="/openapi.json">');
 	});
@@ -59,7 +72,9 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		expect(reply.headers.get("content-type")).toBe("text/html; charset=utf-8");
 		const html = reply.text;
 		expect(html).toContain("<h1>CreatePost</h1>");
-		expect(textOf(html)).toContain("Signed-in callers only. AuthorId must be the caller's own id unless the caller is an administrator.");
+		expect(textOf(html)).toContain(
+			"Signed-in callers only. AuthorId must be the caller's own id unless the caller is an administrator.",
+		);
 
 		expect(tableAfter(html, "Routes")).toEqual([
 			["Verb", "Path"],
@@ -71,22 +86,44 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 				.slice(1)
 				.map(([name, type, required, description]) => [name, { type, required, description }]),
 		);
-		expect(request.get("AuthorId")).toEqual({ type: "Guid", required: "yes", description: expect.stringContaining("GUID") });
+		expect(request.get("AuthorId")).toEqual({
+			type: "Guid",
+			required: "yes",
+			description: expect.stringContaining("GUID"),
+		});
 		expect(request.get("IsPrivate")).toEqual({ type: "bool", required: "no", description: "Default false" });
-		expect(request.get("MessageType")).toMatchObject({ type: "int", required: "no", description: expect.stringContaining("≤ 1000") });
+		expect(request.get("MessageType")).toMatchObject({
+			type: "int",
+			required: "no",
+			description: expect.stringContaining("≤ 1000"),
+		});
 		expect(request.get("RecipientIds")).toMatchObject({ type: "List<Guid>", required: "no" });
 		expect(request.get("ExpirationDate")).toMatchObject({ type: "DateTime" });
 		expect(html).toContain("<h2>Response: Post</h2>");
-		expect(tableAfter(html, "Response").map(row => row[0])).toEqual(expect.arrayContaining(["Id", "Content", "IsPrivate", "CreatedTime"]));
+		expect(tableAfter(html, "Response").map(row => row[0])).toEqual(
+			expect.arrayContaining(["Id", "Content", "IsPrivate", "CreatedTime"]),
+		);
 
 		const example = exampleAfter(html, "Example request");
 		const [head, body] = example.split("\n\n");
-		expect(head.split("\n")).toEqual(["POST /json/reply/CreatePost HTTP/1.1", `Host: ${new URL(plaza.url).host}`, "Accept: application/json", "Content-Type: application/json", "Content-Length: length"]);
+		expect(head.split("\n")).toEqual([
+			"POST /json/reply/CreatePost HTTP/1.1",
+			`Host: ${new URL(plaza.url).host}`,
+			"Accept: application/json",
+			"Content-Type: application/json",
+			"Content-Length: length",
+		]);
 		const sent = JSON.parse(body) as Record<string, unknown>;
 		expect(Object.keys(sent).sort()).toEqual([...request.keys()].sort());
-		expect(sent).toMatchObject({ IsPrivate: false, MessageType: 0, RecipientIds: [expect.stringMatching(/^[0-9a-f]{32}$/)] });
+		expect(sent).toMatchObject({
+			IsPrivate: false,
+			MessageType: 0,
+			RecipientIds: [expect.stringMatching(/^[0-9a-f]{32}$/)],
+		});
 		expect(body).toContain('"ExpirationDate": "\\/Date(');
-		expect(exampleAfter(html, "Example response")).toMatch(/^HTTP\/1\.1 200 OK\nContent-Type: application\/json; charset=utf-8\n/);
+		expect(exampleAfter(html, "Example response")).toMatch(
+			/^HTTP\/1\.1 200 OK\nContent-Type: application\/json; charset=utf-8\n/,
+		);
 	});
 
 	test("the XML and SOAP 1.1 pages show the request as ServiceStack's XML and in a SOAP envelope", async () => {
@@ -95,10 +132,14 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		const xmlExample = exampleAfter(xml.text, "Example request");
 		expect(xmlExample).toMatch(/^POST \/xml\/reply\/CreatePost HTTP\/1\.1\n/);
 		expect(xmlExample).toContain("Content-Type: application/xml\n");
-		expect(xmlExample).toContain('<CreatePost xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://schemas.servicestack.net/types"');
+		expect(xmlExample).toContain(
+			'<CreatePost xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://schemas.servicestack.net/types"',
+		);
 		expect(xmlExample).toContain("\n  <IsPrivate>false</IsPrivate>\n");
 		expect(xmlExample).toContain("\n  <ExpirationDate>2024-11-22T10:00:00.000Z</ExpirationDate>\n");
-		expect(xmlExample).toMatch(/<RecipientIds>\n {4}<arr:guid>0f8fad5b-d9cb-469f-a165-70867728950e<\/arr:guid>\n {2}<\/RecipientIds>/);
+		expect(xmlExample).toMatch(
+			/<RecipientIds>\n {4}<arr:guid>0f8fad5b-d9cb-469f-a165-70867728950e<\/arr:guid>\n {2}<\/RecipientIds>/,
+		);
 
 		const soap = await plaza.http("GET", "/soap11/metadata?op=CreatePost");
 		expect(soap.status).toBe(200);
@@ -108,7 +149,8 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 		expect(soapExample).toContain('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"');
 		expect(soapExample).toContain("<CreatePost ");
 		expect(exampleAfter(soap.text, "Example response")).toContain("<CreatePostResponse ");
-		for (const page of [xml.text, soap.text]) expect(tableAfter(page, "Request").map(row => row[0])).toContain("IsPrivate");
+		for (const page of [xml.text, soap.text])
+			expect(tableAfter(page, "Request").map(row => row[0])).toContain("IsPrivate");
 	});
 
 	test("an operation is found by any case and by its alias; a page with no op leads to /metadata", async () => {
@@ -118,7 +160,10 @@ describe("the metadata pages (/metadata and a page per operation and format), an
 			expect(reply.text).toContain("<h1>FindUser</h1>");
 		}
 		const alias = catalogue.find(op => op.aliases?.length);
-		if (alias) expect((await plaza.http("GET", `/json/metadata?op=${alias.aliases?.[0]}`)).text).toContain(`<h1>${alias.name}</h1>`);
+		if (alias)
+			expect((await plaza.http("GET", `/json/metadata?op=${alias.aliases?.[0]}`)).text).toContain(
+				`<h1>${alias.name}</h1>`,
+			);
 		const bare = await fetch(`${plaza.url}/json/metadata`, { redirect: "manual" });
 		expect(bare.status).toBe(302);
 		expect(bare.headers.get("location")).toBe("/metadata");

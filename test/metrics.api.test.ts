@@ -51,13 +51,24 @@ describe("/metrics for Prometheus", () => {
 		for (const { where, text } of texts) {
 			const families = parsePrometheus(text);
 			const names = families.map(family => family.name);
-			expect({ where, untyped: families.filter(family => family.type === "UNTYPED").map(family => family.name) }).toEqual({ where, untyped: [] });
-			expect({ where, repeated: names.filter((name, i) => names.indexOf(name) !== i) }).toEqual({ where, repeated: [] });
+			expect({
+				where,
+				untyped: families.filter(family => family.type === "UNTYPED").map(family => family.name),
+			}).toEqual({ where, untyped: [] });
+			expect({ where, repeated: names.filter((name, i) => names.indexOf(name) !== i) }).toEqual({
+				where,
+				repeated: [],
+			});
 			expect(text).not.toMatch(/^\S+_(min|mean|variance|stddev|max|rate)(\{|\s)/m);
-			// The parser drops a line of another kind inside a histogram without a word: each line of one is a bucket, its sum or its count.
+			// The parser drops a line of another kind inside a histogram without a word: each line of one is a bucket, its
+			// sum or its count.
 			for (const { name } of families.filter(family => family.type === "HISTOGRAM")) {
 				const own = text.split("\n").filter(line => line.startsWith(name) && /^[{ _]/.test(line.slice(name.length)));
-				expect({ where, name, strays: own.filter(line => !new RegExp(`^${name}_(bucket|sum|count)[{ ]`).test(line)) }).toEqual({ where, name, strays: [] });
+				expect({
+					where,
+					name,
+					strays: own.filter(line => !new RegExp(`^${name}_(bucket|sum|count)[{ ]`).test(line)),
+				}).toEqual({ where, name, strays: [] });
 			}
 		}
 	});
@@ -99,7 +110,11 @@ describe("/metrics for Prometheus", () => {
 				series.set(key, [...(series.get(key) ?? []), { le, value: bucket.value }]);
 			}
 			expect(series.size).toBeGreaterThanOrEqual(2);
-			expect([...series.keys()].every(key => /operation="[^"]+"/.test(key) && /surface="[^"]+"/.test(key) && /status="\d+"/.test(key))).toBe(true);
+			expect(
+				[...series.keys()].every(
+					key => /operation="[^"]+"/.test(key) && /surface="[^"]+"/.test(key) && /status="\d+"/.test(key),
+				),
+			).toBe(true);
 			for (const [key, lines] of series) {
 				const bounds = lines.map(line => line.le);
 				expect(bounds.at(-1)).toBe("+Inf");
@@ -116,7 +131,8 @@ describe("/metrics for Prometheus", () => {
 		}
 	});
 	/** A sample's value, by metric name and the label text it contains (0 when there is none yet). */
-	const valueOf = (text: string, name: string, ...labels: string[]) => samples(text, name).find(sample => labels.every(label => sample.labels.includes(label)))?.value ?? 0;
+	const valueOf = (text: string, name: string, ...labels: string[]) =>
+		samples(text, name).find(sample => labels.every(label => sample.labels.includes(label)))?.value ?? 0;
 
 	test("moleculer_request_* count each action call once, per action and caller: total, errors, time in ms, none left in flight", async () => {
 		const reader = await plaza.signUp();
@@ -127,14 +143,26 @@ describe("/metrics for Prometheus", () => {
 		const missing = await reader.http("GET", "/Users/0f8fad5bd9cb469fa16570867728950e");
 		expect(missing.status).toBe(404);
 		const after = await scrape();
-		expect(valueOf(after, "moleculer_request_total", ...find) - valueOf(before, "moleculer_request_total", ...find)).toBe(4);
-		expect(valueOf(after, "moleculer_request_time_count", ...find) - valueOf(before, "moleculer_request_time_count", ...find)).toBe(4);
-		expect(valueOf(after, "moleculer_request_time_bucket", ...find, 'le="+Inf"')).toBe(valueOf(after, "moleculer_request_time_count", ...find));
+		expect(
+			valueOf(after, "moleculer_request_total", ...find) - valueOf(before, "moleculer_request_total", ...find),
+		).toBe(4);
+		expect(
+			valueOf(after, "moleculer_request_time_count", ...find) -
+				valueOf(before, "moleculer_request_time_count", ...find),
+		).toBe(4);
+		expect(valueOf(after, "moleculer_request_time_bucket", ...find, 'le="+Inf"')).toBe(
+			valueOf(after, "moleculer_request_time_count", ...find),
+		);
 		expect(valueOf(after, "moleculer_request_time_sum", ...find)).toBeGreaterThan(0);
 		expect(valueOf(after, "moleculer_request_active", ...find)).toBe(0);
 		const notFound = [...find, 'errorCode="404"'];
-		expect(valueOf(after, "moleculer_request_error_total", ...notFound) - valueOf(before, "moleculer_request_error_total", ...notFound)).toBe(1);
-		expect(valueOf(after, "moleculer_request_levels", 'level="2"')).toBeGreaterThan(valueOf(before, "moleculer_request_levels", 'level="2"'));
+		expect(
+			valueOf(after, "moleculer_request_error_total", ...notFound) -
+				valueOf(before, "moleculer_request_error_total", ...notFound),
+		).toBe(1);
+		expect(valueOf(after, "moleculer_request_levels", 'level="2"')).toBeGreaterThan(
+			valueOf(before, "moleculer_request_levels", 'level="2"'),
+		);
 		expect(parsePrometheus(after).find(family => family.name === "moleculer_request_time")?.type).toBe("HISTOGRAM");
 	});
 

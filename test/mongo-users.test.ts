@@ -2,7 +2,9 @@ import { Db } from "mongodb";
 import { adminHeaders, describeCluster, GatewayClient, TestCluster } from "./support/cluster";
 import { mongoTestUri, openTestMongo } from "./support/mongo";
 
-/** Without a MongoDB server (MONGO_URI) this is skipped, as the cluster suites are without PostgreSQL and nats-server. */
+/**
+ * Without a MongoDB server (MONGO_URI) this is skipped, as the cluster suites are without PostgreSQL and nats-server.
+ */
 const describeOnMongo = mongoTestUri ? describeCluster : describe.skip;
 
 /**
@@ -37,23 +39,48 @@ describeOnMongo("the users domain on MongoDB, the other domains on PostgreSQL, o
 
 	test("a registration is a document in MongoDB; sign-in, profile, listing and sign-out work as on PostgreSQL", async () => {
 		const name = `Mongo${Date.now()}`;
-		const registered = await gateway.call("POST", "/register", { UserName: name, Password: "documents all the way", FirstName: "Ada", LastName: "Mongo", Email: `${name}@Example.org`, AutoLogin: true });
+		const registered = await gateway.call("POST", "/register", {
+			UserName: name,
+			Password: "documents all the way",
+			FirstName: "Ada",
+			LastName: "Mongo",
+			Email: `${name}@Example.org`,
+			AutoLogin: true,
+		});
 		expect(registered.status).toBe(200);
 		const userId = String(registered.body.UserId);
-		expect(await mongo.collection("users").findOne({ user_name_key: name.toLowerCase() })).toMatchObject({ first_name: "Ada", email_key: `${name.toLowerCase()}@example.org` });
+		expect(await mongo.collection("users").findOne({ user_name_key: name.toLowerCase() })).toMatchObject({
+			first_name: "Ada",
+			email_key: `${name.toLowerCase()}@example.org`,
+		});
 
-		const again = await gateway.call("POST", "/register", { UserName: name.toUpperCase(), Password: "documents all the way", FirstName: "Eve" });
+		const again = await gateway.call("POST", "/register", {
+			UserName: name.toUpperCase(),
+			Password: "documents all the way",
+			FirstName: "Eve",
+		});
 		expect(again.status).toBe(409);
 
-		const signedIn = await gateway.call("POST", "/auth/credentials", { UserName: `${name}@example.org`, Password: "documents all the way" });
+		const signedIn = await gateway.call("POST", "/auth/credentials", {
+			UserName: `${name}@example.org`,
+			Password: "documents all the way",
+		});
 		expect(signedIn.status).toBe(200);
 		const token = String(signedIn.body.SessionId);
 		expect(await mongo.collection("sessions").countDocuments({ user_id: userId })).toBe(2);
 
-		const updated = await gateway.call("PUT", `/Users/${userId}`, { Id: userId, FirstName: "Ada", LastName: "Lovelace", JobTitle: "Engineer" }, { "X-ss-id": token });
+		const updated = await gateway.call(
+			"PUT",
+			`/Users/${userId}`,
+			{ Id: userId, FirstName: "Ada", LastName: "Lovelace", JobTitle: "Engineer" },
+			{ "X-ss-id": token },
+		);
 		expect(updated.status).toBe(200);
 		expect(updated.body).toMatchObject({ Id: userId, FirstName: "Ada", LastName: "Lovelace", JobTitle: "Engineer" });
-		expect(await mongo.collection("users").findOne({ user_name_key: name.toLowerCase() })).toMatchObject({ last_name: "Lovelace", job_title: "Engineer" });
+		expect(await mongo.collection("users").findOne({ user_name_key: name.toLowerCase() })).toMatchObject({
+			last_name: "Lovelace",
+			job_title: "Engineer",
+		});
 
 		const listed = await gateway.call("GET", "/Users?Limit=100", undefined, adminHeaders);
 		expect(listed.status).toBe(200);

@@ -28,7 +28,11 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 		await run(bin("typescript-ref"), [plaza.url, "dtos.ts"], { cwd: dir, env: cliEnv });
 		dtos = readFileSync(join(dir, "dtos.ts"), "utf8");
 		// The DTOs as a client project runs them: transpiled to CommonJS and required.
-		writeFileSync(join(dir, "dtos.js"), ts.transpileModule(dtos, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText);
+		writeFileSync(
+			join(dir, "dtos.js"),
+			ts.transpileModule(dtos, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } })
+				.outputText,
+		);
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the file is written at run time: no static import can name it
 		types = require(join(dir, "dtos.js")) as Record<string, DtoClass>;
 	}, 60_000);
@@ -40,7 +44,9 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 	test("typescript-ref saves DTOs with the options header, routes, verbs and IReturn of each operation", () => {
 		expect(dtos).toMatch(/^\/\* Options:\nDate: .+\nVersion: .+\n.*\nBaseUrl: http:\/\/127\.0\.0\.1:\d+\n/);
 		expect(dtos).toContain('// @Route("/Users/{Id}", "GET")\nexport class FindUser implements IReturn<User>, IGet\n{');
-		expect(dtos).toContain("public getTypeName() { return 'UpdateUser'; }\n    public getMethod() { return 'PUT'; }\n    public createResponse() { return new User(); }");
+		expect(dtos).toContain(
+			"public getTypeName() { return 'UpdateUser'; }\n    public getMethod() { return 'PUT'; }\n    public createResponse() { return new User(); }",
+		);
 		expect(dtos).toContain("export class AllPostRecipients implements IReturn<Recipient[]>, IGet");
 		expect(dtos).toMatch(
 			/export class Post\n\{[^}]*public Id\?: string;[^}]*public IsPrivate\?: boolean;[^}]*public MessageType\?: number;[^}]*public Recipients\?: Recipient\[\];[^}]*public CreatedTime\?: string;[^}]*public ResponseStatus\?: ResponseStatus;/,
@@ -65,7 +71,22 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 		);
 		// The project's packages, as the client project would have them installed.
 		symlinkSync(resolve(__dirname, "../node_modules"), join(dir, "node_modules"), "dir");
-		const failure = await run(bin("tsc"), ["--strict", "--noEmit", "--target", "es2020", "--module", "commonjs", "--moduleResolution", "node", "dtos.ts", "client.ts"], { cwd: dir }).then(
+		const failure = await run(
+			bin("tsc"),
+			[
+				"--strict",
+				"--noEmit",
+				"--target",
+				"es2020",
+				"--module",
+				"commonjs",
+				"--moduleResolution",
+				"node",
+				"dtos.ts",
+				"client.ts",
+			],
+			{ cwd: dir },
+		).then(
 			() => "",
 			(err: { stdout: string; stderr: string }) => err.stdout + err.stderr,
 		);
@@ -75,16 +96,22 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 	test("a JsonServiceClient with the generated DTOs signs in, posts, finds, updates, batches and uses api()", async () => {
 		const me = await plaza.signUp({ FirstName: "Typed", LastName: "Client" });
 		const client = new JsonServiceClient(plaza.url);
-		const auth = (await client.post(new types.Auth({ provider: "credentials", UserName: me.userName, Password: me.password }))) as { UserId: string };
+		const auth = (await client.post(
+			new types.Auth({ provider: "credentials", UserName: me.userName, Password: me.password }),
+		)) as { UserId: string };
 		expect(auth.UserId).toBe(me.userId);
 
-		const created = (await client.post(new types.CreatePost({ AuthorId: me.userId, Content: "Hello from generated DTOs", Tags: ["typed"] }))) as { Id: string; Content: string };
+		const created = (await client.post(
+			new types.CreatePost({ AuthorId: me.userId, Content: "Hello from generated DTOs", Tags: ["typed"] }),
+		)) as { Id: string; Content: string };
 		expect(created.Content).toBe("Hello from generated DTOs");
 
 		const found = (await client.get(new types.FindPost({ Id: created.Id }))) as { Id: string; AuthorId: string };
 		expect(found).toMatchObject({ Id: created.Id, AuthorId: me.userId });
 
-		const updated = (await client.put(new types.UpdateUser({ Id: me.userId, FirstName: "Renamed", LastName: "Client" }))) as { FirstName: string };
+		const updated = (await client.put(
+			new types.UpdateUser({ Id: me.userId, FirstName: "Renamed", LastName: "Client" }),
+		)) as { FirstName: string };
 		expect(updated.FirstName).toBe("Renamed");
 
 		const viaApi = await client.api(new types.FindUser({ Id: me.userId }));
@@ -94,8 +121,13 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 		const missing = await client.api(new types.FindPost({ Id: "0".repeat(32) }));
 		expect(missing.error).toMatchObject({ errorCode: "NotFound" });
 
-		const second = (await client.post(new types.CreatePost({ AuthorId: me.userId, Content: "A second one" }))) as { Id: string };
-		const batch = (await client.sendAll([new types.FindPost({ Id: second.Id }), new types.FindPost({ Id: created.Id })])) as Array<{ Id: string }>;
+		const second = (await client.post(new types.CreatePost({ AuthorId: me.userId, Content: "A second one" }))) as {
+			Id: string;
+		};
+		const batch = (await client.sendAll([
+			new types.FindPost({ Id: second.Id }),
+			new types.FindPost({ Id: created.Id }),
+		])) as Array<{ Id: string }>;
 		expect(batch.map(p => p.Id)).toEqual([second.Id, created.Id]);
 	});
 
@@ -103,7 +135,9 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 		await run(bin("csharp-ref"), [plaza.url, "dtos.cs"], { cwd: dir, env: cliEnv });
 		const cs = readFileSync(join(dir, "dtos.cs"), "utf8");
 		expect(cs).toMatch(/^\/\* Options:\n/);
-		expect(cs).toContain('    [Route("/Users/{Id}", "GET")]\n    public partial class FindUser\n        : IReturn<User>, IGet\n    {\n        [Required]\n        public virtual Guid Id { get; set; }');
+		expect(cs).toContain(
+			'    [Route("/Users/{Id}", "GET")]\n    public partial class FindUser\n        : IReturn<User>, IGet\n    {\n        [Required]\n        public virtual Guid Id { get; set; }',
+		);
 		expect(cs).toContain("public partial class AllPostRecipients\n        : IReturn<List<Recipient>>, IGet");
 		expect(cs).toContain("public virtual DateTime? CreatedTime { get; set; }");
 	});
@@ -120,14 +154,23 @@ describe("Add ServiceStack Reference: /types/typescript and /types/csharp, used 
 	});
 
 	test("options from the query cannot write code into the DTOs' header comment", async () => {
-		const reply = await plaza.http("GET", `/types/typescript?IncludeTypes=${encodeURIComponent("*/ globalThis.owned = 1; /*,FindUser")}`);
+		const reply = await plaza.http(
+			"GET",
+			`/types/typescript?IncludeTypes=${encodeURIComponent("*/ globalThis.owned = 1; /*,FindUser")}`,
+		);
 		expect(reply.status).toBe(200);
 		expect(reply.text).toContain("IncludeTypes: FindUser\n");
 		expect(reply.text).not.toContain("owned");
 	});
 
 	test("/types/metadata describes every operation with its routes and types", async () => {
-		const reply = await plaza.http<{ Operations: Array<{ Request: { Name: string }; Response: { Name: string; GenericArgs?: string[] }; Routes: Array<{ Path: string; Verbs: string }> }> }>("GET", "/types/metadata");
+		const reply = await plaza.http<{
+			Operations: Array<{
+				Request: { Name: string };
+				Response: { Name: string; GenericArgs?: string[] };
+				Routes: Array<{ Path: string; Verbs: string }>;
+			}>;
+		}>("GET", "/types/metadata");
 		expect(reply.status).toBe(200);
 		const findUser = reply.body.Operations.find(op => op.Request.Name === "FindUser");
 		expect(findUser).toMatchObject({ Response: { Name: "User" }, Routes: [{ Path: "/Users/{Id}", Verbs: "GET" }] });

@@ -17,7 +17,11 @@ describe(`a burst of ${burst} registrations on one process`, () => {
 		const stamp = Date.now();
 		const names = Array.from({ length: burst }, (_, i) => `burst${i}_${stamp}`);
 		const started = Date.now();
-		const replies = await Promise.all(names.map(UserName => plaza.http<ErrorBody>("POST", "/register", { UserName, Password: "correct horse battery" })));
+		const replies = await Promise.all(
+			names.map(UserName =>
+				plaza.http<ErrorBody>("POST", "/register", { UserName, Password: "correct horse battery" }),
+			),
+		);
 		const seconds = (Date.now() - started) / 1000;
 		const byStatus: Record<number, number> = {};
 		for (const reply of replies) byStatus[reply.status] = (byStatus[reply.status] ?? 0) + 1;
@@ -28,7 +32,11 @@ describe(`a burst of ${burst} registrations on one process`, () => {
 		expect(replies.every(r => r.status === 200 || r.status === 503)).toBe(true);
 		for (const [i, reply] of replies.entries()) {
 			const accounts = await plaza.stored("users").count("users", { user_name: names[i] });
-			expect({ name: names[i], status: reply.status, accounts }).toEqual({ name: names[i], status: reply.status, accounts: reply.status === 200 ? 1 : 0 });
+			expect({ name: names[i], status: reply.status, accounts }).toEqual({
+				name: names[i],
+				status: reply.status,
+				accounts: reply.status === 200 ? 1 : 0,
+			});
 			if (reply.status === 503) {
 				expect(reply.body.ResponseStatus.ErrorCode).toBe("ServiceUnavailable");
 				expect(reply.body.ResponseStatus.Message).toMatch(/nothing was done/);
@@ -55,7 +63,9 @@ describe(`a burst of ${burst} registrations on one process`, () => {
 			}
 		};
 		const statuses = await Promise.all(names.map(register));
-		console.log(`40 registrations retried as told: all done in ${((Date.now() - started) / 1000).toFixed(1)} s after ${refusals} refusals`);
+		console.log(
+			`40 registrations retried as told: all done in ${((Date.now() - started) / 1000).toFixed(1)} s after ${refusals} refusals`,
+		);
 		expect(statuses).toEqual(names.map(() => 200));
 		expect(await plaza.stored("users").count("users", { user_name: names })).toBe(40);
 	}, 120_000);

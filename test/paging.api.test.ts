@@ -10,7 +10,11 @@ describe("paging of AllUsers", () => {
 		// Many users share one CreatedTime, so the Id tie-breaker is what keeps the order stable.
 		const times = ["2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", "2024-01-03T00:00:00Z"];
 		for (let i = 0; i < total; i += 20) {
-			const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => plaza.admin("POST", "/Users", { FirstName: `P${i + j}`, LastName: "Paged", CreatedTime: times[(i + j) % 3] })));
+			const batch = await Promise.all(
+				Array.from({ length: 20 }, (_, j) =>
+					plaza.admin("POST", "/Users", { FirstName: `P${i + j}`, LastName: "Paged", CreatedTime: times[(i + j) % 3] }),
+				),
+			);
 			created = created.concat(batch.map(r => r.body.Id));
 		}
 	});
@@ -54,6 +58,9 @@ describe("paging of AllUsers", () => {
 	])("%s is a 400 field error on %s", async (query, field, code) => {
 		const reply = await plaza.admin<ErrorBody>("GET", `/Users?${query}`);
 		expect(reply.status).toBe(400);
-		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: code, Errors: [expect.objectContaining({ ErrorCode: code, FieldName: field })] });
+		expect(reply.body.ResponseStatus).toMatchObject({
+			ErrorCode: code,
+			Errors: [expect.objectContaining({ ErrorCode: code, FieldName: field })],
+		});
 	});
 });

@@ -24,7 +24,9 @@ describeOnPostgres("PostgreSQL: the server goes away and comes back; text it can
 		for (let round = 0; round < 3; round++) {
 			expect(await terminateConnections(plazaDatabase.name)).toBeGreaterThan(0);
 			expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
-			expect((await user.http("PUT", `/Users/${user.userId}`, { FirstName: `Round${round}`, LastName: "Cut" })).status).toBe(200);
+			expect(
+				(await user.http("PUT", `/Users/${user.userId}`, { FirstName: `Round${round}`, LastName: "Cut" })).status,
+			).toBe(200);
 		}
 		expect((await user.http("GET", `/Users/${user.userId}`)).body).toMatchObject({ FirstName: "Round2" });
 	});
@@ -48,13 +50,19 @@ describeOnPostgres("PostgreSQL: the server goes away and comes back; text it can
 		});
 		const url = new URL(database.url);
 		url.username = role;
-		const limited = await startPlaza({ services: ["posts"], store: { kind: "postgres", url: url.toString(), poolSize: 4 } });
+		const limited = await startPlaza({
+			services: ["posts"],
+			store: { kind: "postgres", url: url.toString(), poolSize: 4 },
+		});
 		try {
 			const user = await limited.signUp();
 			await onServer(client => client.query(`ALTER ROLE ${role} CONNECTION LIMIT 0`));
 			await terminateConnections(database.name);
 			const refused = await user.http("GET", `/Users/${user.userId}`);
-			expect([refused.status, refused.body]).toEqual([503, expect.objectContaining({ ResponseStatus: expect.objectContaining({ ErrorCode: "ServiceUnavailable" }) })]);
+			expect([refused.status, refused.body]).toEqual([
+				503,
+				expect.objectContaining({ ResponseStatus: expect.objectContaining({ ErrorCode: "ServiceUnavailable" }) }),
+			]);
 			await onServer(client => client.query(`ALTER ROLE ${role} CONNECTION LIMIT -1`));
 			expect((await user.http("GET", `/Users/${user.userId}`)).status).toBe(200);
 		} finally {
@@ -70,7 +78,8 @@ describeOnPostgres("PostgreSQL: the server goes away and comes back; text it can
 		"a real restart of the server: requests fail with 503 while it is down, then are served again",
 		async () => {
 			const user = await plaza.signUp();
-			const ctl = (action: string) => execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", cluster!, "main", action], { stdio: "pipe" });
+			const ctl = (action: string) =>
+				execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", cluster!, "main", action], { stdio: "pipe" });
 			try {
 				ctl("stop");
 				const down = await user.http("GET", `/Users/${user.userId}`);

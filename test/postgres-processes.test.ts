@@ -24,8 +24,24 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 		const transporter = nats.url;
 		const secret = randomBytes(32).toString("hex");
 		// JSON logs: each process logs a line per call it serves, to show below that both served.
-		for (let i = 0; i < 2; i++) graphs.push(startMain({ TRANSPORTER: transporter, CLUSTER_SECRET: secret, SERVICES: "graph", DATABASE_URL: database.url, MONGO_URI: "", LOG_FORMAT: "json", LOG_LEVEL: "info" }));
-		plaza = await startPlaza({ transporter, services: ["users", "gateway"], store: { kind: "postgres", url: database.url }, cluster: { ...defaultConfig().cluster, secret } });
+		for (let i = 0; i < 2; i++)
+			graphs.push(
+				startMain({
+					TRANSPORTER: transporter,
+					CLUSTER_SECRET: secret,
+					SERVICES: "graph",
+					DATABASE_URL: database.url,
+					MONGO_URI: "",
+					LOG_FORMAT: "json",
+					LOG_LEVEL: "info",
+				}),
+			);
+		plaza = await startPlaza({
+			transporter,
+			services: ["users", "gateway"],
+			store: { kind: "postgres", url: database.url },
+			cluster: { ...defaultConfig().cluster, secret },
+		});
 		await graphNodes(plaza, 2, graphs);
 	}, 90_000);
 
@@ -39,11 +55,22 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 
 	test("20 simultaneous identical CreateConnection calls, spread over both processes, make exactly one pair", async () => {
 		const [dan, eve] = await Promise.all([plaza!.signUp(), plaza!.signUp()]);
-		const replies = await Promise.all(Array.from({ length: 20 }, () => dan.http("POST", "/Connections", { OwnerId: dan.userId, ConnectToId: eve.userId })));
-		// On a failure, what the answers said and what the graph processes logged as errors (a 500 was seen once, under two test runs at once).
+		const replies = await Promise.all(
+			Array.from({ length: 20 }, () =>
+				dan.http("POST", "/Connections", { OwnerId: dan.userId, ConnectToId: eve.userId }),
+			),
+		);
+		// On a failure, what the answers said and what the graph processes logged as errors (a 500 was seen once, under two
+		// test runs at once).
 		const failed = replies.filter(r => r.status >= 500).map(r => r.text);
-		const logged = failed.length ? graphs.flatMap(graph => graph.output().split("\n")).filter(line => /"level":"(error|warn)"/.test(line)) : [];
-		expect({ statuses: replies.map(r => r.status).sort(), failed, logged: logged.slice(-5) }).toEqual({ statuses: [200, ...Array<number>(19).fill(409)], failed: [], logged: [] });
+		const logged = failed.length
+			? graphs.flatMap(graph => graph.output().split("\n")).filter(line => /"level":"(error|warn)"/.test(line))
+			: [];
+		expect({ statuses: replies.map(r => r.status).sort(), failed, logged: logged.slice(-5) }).toEqual({
+			statuses: [200, ...Array<number>(19).fill(409)],
+			failed: [],
+			logged: [],
+		});
 		expect((await dan.http<WireRecord[]>("GET", `/Users/${dan.userId}/Connections`)).body).toHaveLength(1);
 		expect((await eve.http<WireRecord[]>("GET", `/Users/${eve.userId}/Connections`)).body).toHaveLength(1);
 		// The bus hands each call to one of the two at random: both served some (all 20 on one: odds of 2 in a million).
@@ -54,18 +81,24 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
 					.split("\n")
 					.filter(line => line.includes('"event":"call"') && line.includes('"action":"graph.connect"')).length,
 		);
-		expect({ served, both: served.every(count => count > 0) }).toEqual({ served: [expect.any(Number), expect.any(Number)], both: true });
+		expect({ served, both: served.every(count => count > 0) }).toEqual({
+			served: [expect.any(Number), expect.any(Number)],
+			both: true,
+		});
 		expect(served[0] + served[1]).toBe(20);
 	});
 
 	test("20 simultaneous CreateNetworkMember calls over both processes: NumberOfMembers exact", async () => {
 		const owner = await plaza!.signUp();
-		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread", IsOpen: true })).body;
+		const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Spread", IsOpen: true }))
+			.body;
 		const users = await signUpAll(
 			plaza!,
 			Array.from({ length: 20 }, () => ({})),
 		);
-		const replies = await Promise.all(users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })));
+		const replies = await Promise.all(
+			users.map(u => u.http("POST", `/Networks/${network.Id}/Members`, { UserId: u.userId })),
+		);
 		expect(replies.map(r => r.status)).toEqual(Array<number>(20).fill(200));
 		expect((await owner.http("GET", `/Networks/${network.Id}`)).body.NumberOfMembers).toBe(21);
 	});
@@ -76,10 +109,18 @@ describeWithServers("the graph service in two processes on one PostgreSQL databa
  * over them: as long as their processes live (booting two on a loaded machine is slow), not a moment
  * after one has died.
  */
-async function graphNodes(plaza: TestPlaza, count: number, processes: RunningProcess[], timeoutMs = 75_000): Promise<void> {
+async function graphNodes(
+	plaza: TestPlaza,
+	count: number,
+	processes: RunningProcess[],
+	timeoutMs = 75_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const services = plaza.broker.registry.getServiceList({ onlyAvailable: true }) as Array<{ name: string; nodeID: string }>;
+		const services = plaza.broker.registry.getServiceList({ onlyAvailable: true }) as Array<{
+			name: string;
+			nodeID: string;
+		}>;
 		if (services.filter(s => s.name === "graph" && s.nodeID !== plaza.broker.nodeID).length >= count) return;
 		const dead = processes.find(p => p.child.exitCode !== null);
 		if (dead) throw new Error(`A graph process exited (${dead.child.exitCode}) before it joined:\n${dead.output()}`);

@@ -21,13 +21,30 @@ const onSql = (engine: string) => (engine === "mongodb" ? test.skip : test);
 
 function postOf(fields: Partial<PostRow> & { AuthorId: string; CreatedTime: number }): PostRow {
 	const t = fields.CreatedTime;
-	return { Id: newGuid(), IsPrivate: false, Content: "x", MessageType: 0, UpdatedTime: t, ContentCreatedTime: t, ContentUpdatedTime: t, ...fields };
+	return {
+		Id: newGuid(),
+		IsPrivate: false,
+		Content: "x",
+		MessageType: 0,
+		UpdatedTime: t,
+		ContentCreatedTime: t,
+		ContentUpdatedTime: t,
+		...fields,
+	};
 }
 
 /** A post written with no timeline entries: its readers' timelines get it from their backfill at their first read. */
 const noFanOut: FanOut = { entries: [], oversized: [] };
 
-const tagsOf = (post: PostRow, values: string[]): TagRow[] => values.map(Value => ({ Id: newGuid(), PostId: post.Id, TagType: 0, Value, CreatedTime: post.CreatedTime, UpdatedTime: post.CreatedTime }));
+const tagsOf = (post: PostRow, values: string[]): TagRow[] =>
+	values.map(Value => ({
+		Id: newGuid(),
+		PostId: post.Id,
+		TagType: 0,
+		Value,
+		CreatedTime: post.CreatedTime,
+		UpdatedTime: post.CreatedTime,
+	}));
 
 /** Every page of a list read by Offset, and the same read by following AfterId: they must agree. */
 async function byOffsetAndCursor(read: (page: Page) => Promise<Array<{ Id: string }>>, size: number) {
@@ -48,7 +65,13 @@ async function byOffsetAndCursor(read: (page: Page) => Promise<Array<{ Id: strin
 }
 
 /** A reader's home timeline page, with these people and networks followed. */
-function feedOf(repo: RepositoryContract<PostsRepository>, userId: string, people: string[], networks: string[], page: Page) {
+function feedOf(
+	repo: RepositoryContract<PostsRepository>,
+	userId: string,
+	people: string[],
+	networks: string[],
+	page: Page,
+) {
 	return repo.timelines.page({ userId, admin: false, networks }, readerSources(userId, { people, networks }), page);
 }
 
@@ -71,11 +94,18 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		expect(tags.filter(t => t.inserted)).toHaveLength(1);
 		expect(new Set(tags.map(t => t.row.Id)).size).toBe(1);
 		const network = newGuid();
-		const added = await Promise.all(Array.from({ length: 10 }, () => under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)));
+		const added = await Promise.all(
+			Array.from({ length: 10 }, () =>
+				under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut),
+			),
+		);
 		expect(added.filter(Boolean)).toHaveLength(1);
 		expect(await under.count("post_tags", { post_id: post.Id, name: "news" })).toBe(1);
 		expect(await under.count("post_recipients", { post_id: post.Id })).toBe(2);
-		expect((await under.repo.activities(post.Id, { Offset: 0, Limit: 100 })).map(a => a.Message)).toEqual(["Tagged News", "Club was added"]);
+		expect((await under.repo.activities(post.Id, { Offset: 0, Limit: 100 })).map(a => a.Message)).toEqual([
+			"Tagged News",
+			"Club was added",
+		]);
 
 		const parts = await under.repo.parts([post.Id]);
 		expect(parts.tags.get(post.Id)?.map(t => t.Value)).toEqual(["Intro", "hello", "News"]);
@@ -83,7 +113,9 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			[reader, "User"],
 			[network, "Network"],
 		]);
-		expect((await under.repo.recipients(post.Id, { Offset: 0, Limit: 1, AfterId: reader })).map(r => r.RecipientId)).toEqual([network]);
+		expect(
+			(await under.repo.recipients(post.Id, { Offset: 0, Limit: 1, AfterId: reader })).map(r => r.RecipientId),
+		).toEqual([network]);
 	});
 
 	test("CreateTag and CreatePostRecipient of what a post was made with add nothing; on a post that is not there, a 404 and nothing", async () => {
@@ -91,14 +123,21 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
 		await under.repo.createPost(post, tagsOf(post, ["Intro"]), [{ id: reader, type: "User" }], noFanOut);
 		const again = await under.repo.addTag(post.Id, "INTRO", 1, 2000);
-		expect(again).toMatchObject({ inserted: false, row: { PostId: post.Id, Value: "Intro", TagType: 0, CreatedTime: 1000 } });
-		expect(await under.repo.addRecipient(post.Id, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut)).toBe(false);
+		expect(again).toMatchObject({
+			inserted: false,
+			row: { PostId: post.Id, Value: "Intro", TagType: 0, CreatedTime: 1000 },
+		});
+		expect(
+			await under.repo.addRecipient(post.Id, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut),
+		).toBe(false);
 		expect(await under.repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
 		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(1000);
 
 		const missing = newGuid();
 		await expect(under.repo.addTag(missing, "News", 0, 2000)).rejects.toMatchObject({ code: 404 });
-		expect(await under.repo.addRecipient(missing, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut)).toBe(false);
+		expect(
+			await under.repo.addRecipient(missing, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut),
+		).toBe(false);
 		expect(await under.count("post_tags", { post_id: missing })).toBe(0);
 		expect(await under.count("post_recipients", { post_id: missing })).toBe(0);
 	});
@@ -117,24 +156,34 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const sees = async (reader: Reader) => ({
 			post: (await under.repo.visiblePost(post.Id, reader))?.Id,
 			among: await under.repo.visibleAmong([post.Id], reader),
-			search: (await under.repo.lists.searchByTag(reader, ["secret"], undefined, { Offset: 0, Limit: 10 })).map(p => p.Id),
+			search: (await under.repo.lists.searchByTag(reader, ["secret"], undefined, { Offset: 0, Limit: 10 })).map(
+				p => p.Id,
+			),
 		});
 		const seen = { post: post.Id, among: [post.Id], search: [post.Id] };
 		const unseen = { post: undefined, among: [], search: [] };
 		expect(await sees({ userId: author, admin: false, networks: [] })).toEqual(seen);
 		for (const reader of Object.values(views)) expect(await sees(reader)).toEqual(unseen);
 
-		expect(await under.repo.addRecipient(post.Id, { id: later, type: "User" }, "Later was added", 2000, noFanOut)).toBe(true);
+		expect(await under.repo.addRecipient(post.Id, { id: later, type: "User" }, "Later was added", 2000, noFanOut)).toBe(
+			true,
+		);
 		expect(await sees(views.later)).toEqual(seen);
 		expect((await feedOf(under.repo, later, [], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
 		expect(await sees(views.member)).toEqual(unseen);
-		expect(await under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)).toBe(true);
+		expect(
+			await under.repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut),
+		).toBe(true);
 		expect(await sees(views.member)).toEqual(seen);
-		expect((await feedOf(under.repo, member, [], [network], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([post.Id]);
+		expect((await feedOf(under.repo, member, [], [network], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([
+			post.Id,
+		]);
 		expect(await sees(views.stranger)).toEqual(unseen);
 		expect(await sees(views.anonymous)).toEqual(unseen);
 		expect((await feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([]);
-		await expect(feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10, AfterId: post.Id })).rejects.toMatchObject({ code: 400 });
+		await expect(
+			feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10, AfterId: post.Id }),
+		).rejects.toMatchObject({ code: 400 });
 		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(3000);
 	});
 
@@ -144,23 +193,51 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		await under.repo.createPost(post, [], [], noFanOut);
 		await under.repo.createPost(other, [], [], noFanOut);
 		for (let i = 0; i < 45; i++) {
-			await under.repo.addComment({ Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: `c${i}`, ContentCreatedTime: 5000 - i, CreatedTime: 5000, UpdatedTime: 5000 }, `comment ${i}`);
+			await under.repo.addComment(
+				{
+					Id: newGuid(),
+					PostId: post.Id,
+					AuthorId: newGuid(),
+					Content: `c${i}`,
+					ContentCreatedTime: 5000 - i,
+					CreatedTime: 5000,
+					UpdatedTime: 5000,
+				},
+				`comment ${i}`,
+			);
 		}
-		await under.repo.addComment({ Id: newGuid(), PostId: other.Id, AuthorId: newGuid(), Content: "only", ContentCreatedTime: 1, CreatedTime: 1, UpdatedTime: 1 }, "one comment");
+		await under.repo.addComment(
+			{
+				Id: newGuid(),
+				PostId: other.Id,
+				AuthorId: newGuid(),
+				Content: "only",
+				ContentCreatedTime: 1,
+				CreatedTime: 1,
+				UpdatedTime: 1,
+			},
+			"one comment",
+		);
 		const latest = Array.from({ length: embeddedActivities }, (_, i) => `comment ${45 - embeddedActivities + i}`);
 		for (const ids of [[post.Id], [post.Id, other.Id]]) {
 			const parts = await under.repo.parts(ids);
 			expect(parts.activities.get(post.Id)?.map(a => a.Message)).toEqual(latest);
-			expect(parts.comments.get(post.Id)?.map(c => c.Content)).toEqual(Array.from({ length: 45 }, (_, i) => `c${44 - i}`));
+			expect(parts.comments.get(post.Id)?.map(c => c.Content)).toEqual(
+				Array.from({ length: 45 }, (_, i) => `c${44 - i}`),
+			);
 		}
-		expect((await under.repo.parts([post.Id, other.Id])).activities.get(other.Id)?.map(a => a.Message)).toEqual(["one comment"]);
+		expect((await under.repo.parts([post.Id, other.Id])).activities.get(other.Id)?.map(a => a.Message)).toEqual([
+			"one comment",
+		]);
 
 		const { byOffset, byCursor } = await byOffsetAndCursor(page => under.repo.activities(post.Id, page), 7);
 		expect(byOffset).toHaveLength(45);
 		expect(byCursor).toEqual(byOffset);
 		const comments = await byOffsetAndCursor(page => under.repo.comments(post.Id, page), 10);
 		expect(comments.byCursor).toEqual(comments.byOffset);
-		await expect(under.repo.activities(post.Id, { Offset: 0, Limit: 5, AfterId: newGuid() })).rejects.toMatchObject({ code: 400 });
+		await expect(under.repo.activities(post.Id, { Offset: 0, Limit: 5, AfterId: newGuid() })).rejects.toMatchObject({
+			code: 400,
+		});
 	});
 
 	describe("searches and feeds", () => {
@@ -176,9 +253,21 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			for (let i = 0; i < 60; i++) {
 				// Several posts share a millisecond: the Id breaks the tie.
 				const isPrivate = i % 4 === 3;
-				const post = postOf({ AuthorId: i % 2 ? author : friend, CreatedTime: 10_000 + Math.floor(i / 3), IsPrivate: isPrivate, ContextId: i % 5 === 0 ? context : undefined });
-				const recipients = isPrivate ? [i % 8 === 3 ? { id: network, type: "Network" as const } : { id: member, type: "User" as const }] : [];
-				await under.repo.createPost(post, tagsOf(post, i % 3 === 0 ? ["common", "Rare"] : ["common"]), recipients, noFanOut);
+				const post = postOf({
+					AuthorId: i % 2 ? author : friend,
+					CreatedTime: 10_000 + Math.floor(i / 3),
+					IsPrivate: isPrivate,
+					ContextId: i % 5 === 0 ? context : undefined,
+				});
+				const recipients = isPrivate
+					? [i % 8 === 3 ? { id: network, type: "Network" as const } : { id: member, type: "User" as const }]
+					: [];
+				await under.repo.createPost(
+					post,
+					tagsOf(post, i % 3 === 0 ? ["common", "Rare"] : ["common"]),
+					recipients,
+					noFanOut,
+				);
 				(isPrivate ? privateIds : visibleToAll).push(post.Id);
 			}
 			const expired = postOf({ AuthorId: author, CreatedTime: 20_000, ExpirationDate: 1 });
@@ -195,13 +284,20 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 					expect(all.filter(p => privateIds.includes(p.Id) || p.IsPrivate)).toEqual([]);
 				}
 			}
-			await expect(under.repo.lists.searchByTag(strangerView, ["common"], undefined, { Offset: 0, Limit: 5, AfterId: privateIds[0] })).rejects.toMatchObject({ code: 400 });
+			await expect(
+				under.repo.lists.searchByTag(strangerView, ["common"], undefined, {
+					Offset: 0,
+					Limit: 5,
+					AfterId: privateIds[0],
+				}),
+			).rejects.toMatchObject({ code: 400 });
 			expect(await under.repo.visiblePost(privateIds[0], strangerView)).toBeUndefined();
 			expect(await under.repo.visibleAmong([privateIds[0], visibleToAll[0]], strangerView)).toEqual([visibleToAll[0]]);
 		});
 
 		test("the author, a recipient and a recipient network's member see the private posts meant for them", async () => {
-			const common = async (reader: Reader) => (await under.repo.lists.searchByTag(reader, ["common"], undefined, { Offset: 0, Limit: 1000 })).map(p => p.Id);
+			const common = async (reader: Reader) =>
+				(await under.repo.lists.searchByTag(reader, ["common"], undefined, { Offset: 0, Limit: 1000 })).map(p => p.Id);
 			expect(await common({ userId: author, admin: false, networks: [] })).toHaveLength(60);
 			expect(await common({ admin: true, networks: [] })).toHaveLength(60);
 			const viaNetwork = await common({ userId: newGuid(), admin: false, networks: [network] });
@@ -212,10 +308,17 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		test("in a context, a private post shows to its audience only, with or without tags", async () => {
 			// The private posts in the context: i = 15 and 55 addressed to the member, i = 35 to the network.
 			const [to15, to35, to55] = [3, 8, 13].map(k => privateIds[k]);
-			const privateInContext = async (reader: Reader, tags: string[]) => (await under.repo.lists.searchByTag(reader, tags, context, { Offset: 0, Limit: 1000 })).filter(p => p.IsPrivate).map(p => p.Id);
+			const privateInContext = async (reader: Reader, tags: string[]) =>
+				(await under.repo.lists.searchByTag(reader, tags, context, { Offset: 0, Limit: 1000 }))
+					.filter(p => p.IsPrivate)
+					.map(p => p.Id);
 			expect(await privateInContext({ userId: member, admin: false, networks: [] }, [])).toEqual([to55, to15]);
 			expect(await privateInContext({ userId: newGuid(), admin: false, networks: [network] }, [])).toEqual([to35]);
-			expect(await privateInContext({ userId: member, admin: false, networks: [network] }, ["common"])).toEqual([to55, to35, to15]);
+			expect(await privateInContext({ userId: member, admin: false, networks: [network] }, ["common"])).toEqual([
+				to55,
+				to35,
+				to15,
+			]);
 			expect(await privateInContext({ userId: member, admin: false, networks: [] }, ["rare"])).toEqual([to15]);
 			expect(await privateInContext({ userId: author, admin: false, networks: [] }, [])).toEqual([to55, to35, to15]);
 			expect(await privateInContext({ admin: true, networks: [] }, [])).toEqual([to55, to35, to15]);
@@ -230,7 +333,10 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 				expect(all.every(p => p.ExpirationDate === undefined)).toBe(true);
 				const order = all.map(p => [p.CreatedTime, p.Id] as const);
 				expect(order).toEqual([...order].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1)));
-				const { byOffset, byCursor } = await byOffsetAndCursor(page => under.repo.lists.searchByTag(reader, tags, undefined, page), 7);
+				const { byOffset, byCursor } = await byOffsetAndCursor(
+					page => under.repo.lists.searchByTag(reader, tags, undefined, page),
+					7,
+				);
 				expect(byOffset).toEqual(all.map(p => p.Id));
 				expect(byCursor).toEqual(byOffset);
 			}
@@ -245,10 +351,15 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			expect(withFriend.length).toBe(30 + visibleToAll.filter(id => !mine.some(p => p.Id === id)).length);
 			const many = Array.from({ length: 150 }, () => newGuid());
 			for (const people of [[friend], [...many, friend]]) {
-				const { byOffset, byCursor } = await byOffsetAndCursor(page => feedOf(under.repo, stranger, people, [network], page), 6);
+				const { byOffset, byCursor } = await byOffsetAndCursor(
+					page => feedOf(under.repo, stranger, people, [network], page),
+					6,
+				);
 				expect(byCursor).toEqual(byOffset);
 				// The friend's 30 public posts, and the 8 private posts addressed to the network.
-				expect(byOffset.filter(id => privateIds.includes(id))).toEqual(privateIds.filter((_, k) => k % 2 === 0).reverse());
+				expect(byOffset.filter(id => privateIds.includes(id))).toEqual(
+					privateIds.filter((_, k) => k % 2 === 0).reverse(),
+				);
 				expect(byOffset).toHaveLength(38);
 			}
 		});
@@ -258,7 +369,14 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const page = (Offset: number, Limit: number) => ({ Offset, Limit });
 		const ids = (posts: Array<{ Id: string }>) => posts.map(p => p.Id);
 		/** A post by `author`, pushed to each of `readers` through `source`, as CreatePost's fan-out does. */
-		async function pushed(author: string, at: number, readers: string[], source: string, fields: Partial<PostRow> = {}, oversized: string[] = []) {
+		async function pushed(
+			author: string,
+			at: number,
+			readers: string[],
+			source: string,
+			fields: Partial<PostRow> = {},
+			oversized: string[] = [],
+		) {
 			const post = postOf({ AuthorId: author, CreatedTime: at, ...fields });
 			await under.repo.createPost(post, [], [], { entries: readers.map(ownerId => ({ ownerId, source })), oversized });
 			return post;
@@ -269,10 +387,15 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			const first = await pushed(author, 1000, [reader], `follows:${author}`);
 			const second = await pushed(author, 2000, [reader], `follows:${author}`);
 			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([second.Id, first.Id]);
-			// Built for these sources, the timeline gets a private post through a network the reader is no longer in (a push racing their leaving).
+			// Built for these sources, the timeline gets a private post through a network the reader is no longer in (a push
+			// racing their leaving).
 			const secret = await pushed(author, 3000, [reader], `member:${network}`, { IsPrivate: true });
 			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([second.Id, first.Id]);
-			expect(ids(await feedOf(under.repo, reader, [author], [network], page(0, 10)))).toEqual([secret.Id, second.Id, first.Id]);
+			expect(ids(await feedOf(under.repo, reader, [author], [network], page(0, 10)))).toEqual([
+				secret.Id,
+				second.Id,
+				first.Id,
+			]);
 		});
 
 		test("the audience moves, the timeline follows: a source left takes its posts out, a source joined brings its recent ones in", async () => {
@@ -281,7 +404,11 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			const mine = await pushed(reader, 1500, [reader], `self:${reader}`);
 			const theirs = await pushed(other, 2000, [reader], `follows:${other}`);
 			expect(ids(await feedOf(under.repo, reader, [other], [], page(0, 10)))).toEqual([theirs.Id, mine.Id]);
-			expect(ids(await feedOf(under.repo, reader, [author, other], [], page(0, 10)))).toEqual([theirs.Id, mine.Id, old.Id]);
+			expect(ids(await feedOf(under.repo, reader, [author, other], [], page(0, 10)))).toEqual([
+				theirs.Id,
+				mine.Id,
+				old.Id,
+			]);
 			expect(ids(await feedOf(under.repo, reader, [author], [], page(0, 10)))).toEqual([mine.Id, old.Id]);
 			expect(await under.count("timeline_entries", { owner_id: reader, source: `follows:${other}` })).toBe(0);
 		});
@@ -307,7 +434,8 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		test("past the timeline's bound a page is assembled from the sources: every page by offset and by cursor is the same list", async () => {
 			const [author, reader] = [newGuid(), newGuid()];
 			const written: string[] = [];
-			for (let i = 0; i < timelineBound + 12; i++) written.unshift((await pushed(author, 10_000 + Math.floor(i / 2), [], `follows:${author}`)).Id);
+			for (let i = 0; i < timelineBound + 12; i++)
+				written.unshift((await pushed(author, 10_000 + Math.floor(i / 2), [], `follows:${author}`)).Id);
 			const read = (p: Page) => feedOf(under.repo, reader, [author], [], p);
 			const deep = await read(page(timelineBound - 4, 10));
 			expect(deep).toHaveLength(10);
@@ -338,7 +466,15 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			ContentUpdatedTime: 5,
 			MessageType: 0,
 		};
-		const comment = { _id: newGuid(), PostId: postId, AuthorId: newGuid(), Content: "hi", ContentCreatedTime: 7, CreatedTime: 7, UpdatedTime: 7 };
+		const comment = {
+			_id: newGuid(),
+			PostId: postId,
+			AuthorId: newGuid(),
+			Content: "hi",
+			ContentCreatedTime: 7,
+			CreatedTime: 7,
+			UpdatedTime: 7,
+		};
 		for (let i = 0; i < 2; i++) {
 			await postsLegacy.posts(under.repo, doc);
 			await postsLegacy.comments(under.repo, comment);
@@ -346,7 +482,12 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const post = await under.repo.visiblePost(postId, { admin: true, networks: [] });
 		expect(post).toMatchObject({ Id: postId, IsPrivate: true, Content: "old" });
 		const parts = await under.repo.parts([postId]);
-		expect([parts.tags.get(postId)?.length, parts.recipients.get(postId)?.length, parts.activities.get(postId)?.length, parts.comments.get(postId)?.length]).toEqual([1, 1, 1, 1]);
+		expect([
+			parts.tags.get(postId)?.length,
+			parts.recipients.get(postId)?.length,
+			parts.activities.get(postId)?.length,
+			parts.comments.get(postId)?.length,
+		]).toEqual([1, 1, 1, 1]);
 	});
 });
 
@@ -363,100 +504,152 @@ class CutOffBefore extends MongoStore {
 		const collection = super.collection<T>(name);
 		if (name !== this.cutAt) return collection;
 		const cut = () => Promise.reject(new Error(`cut off before writing to ${name}`));
-		return Object.assign(Object.create(collection) as Collection<T>, { insertOne: cut, insertMany: cut, updateOne: cut });
+		return Object.assign(Object.create(collection) as Collection<T>, {
+			insertOne: cut,
+			insertMany: cut,
+			updateOne: cut,
+		});
 	}
 }
 
-(storeEngines.includes("mongodb") ? describe : describe.skip)("the posts repository on mongodb, cut off between its writes", () => {
-	let mongo: ReturnType<typeof openTestMongo>;
-	let db: Db;
-	let repo: MongoPostsRepository;
-	const admin: Reader = { admin: true, networks: [] };
-	beforeAll(async () => {
-		mongo = openTestMongo();
-		db = mongo.db;
-		await migrateMongo(db, "posts", postsMongoMigrations);
-		repo = new MongoPostsRepository(new MongoStore(db));
-	});
-	afterAll(() => mongo.close());
+(storeEngines.includes("mongodb") ? describe : describe.skip)(
+	"the posts repository on mongodb, cut off between its writes",
+	() => {
+		let mongo: ReturnType<typeof openTestMongo>;
+		let db: Db;
+		let repo: MongoPostsRepository;
+		const admin: Reader = { admin: true, networks: [] };
+		beforeAll(async () => {
+			mongo = openTestMongo();
+			db = mongo.db;
+			await migrateMongo(db, "posts", postsMongoMigrations);
+			repo = new MongoPostsRepository(new MongoStore(db));
+		});
+		afterAll(() => mongo.close());
 
-	test("a post whose tags and recipients were written, not itself, is in no list and found by no id; the same call again makes it whole", async () => {
-		const reader = newGuid();
-		const tag = `t${newGuid()}`;
-		const others = [1000, 3000, 4000].map(t => postOf({ AuthorId: newGuid(), CreatedTime: t }));
-		for (const other of others) await repo.createPost(other, tagsOf(other, [tag]), [{ id: reader, type: "User" }], noFanOut);
-		const half = postOf({ AuthorId: newGuid(), CreatedTime: 2000, IsPrivate: true });
-		const halfTags = tagsOf(half, [tag]);
-		await expect(new MongoPostsRepository(new CutOffBefore(db, "posts")).createPost(half, halfTags, [{ id: reader, type: "User" }], noFanOut)).rejects.toThrow(/cut off/);
-		expect([await db.collection("post_tags").countDocuments({ post_id: half.Id }), await db.collection("post_recipients").countDocuments({ post_id: half.Id })]).toEqual([1, 1]);
+		test("a post whose tags and recipients were written, not itself, is in no list and found by no id; the same call again makes it whole", async () => {
+			const reader = newGuid();
+			const tag = `t${newGuid()}`;
+			const others = [1000, 3000, 4000].map(t => postOf({ AuthorId: newGuid(), CreatedTime: t }));
+			for (const other of others)
+				await repo.createPost(other, tagsOf(other, [tag]), [{ id: reader, type: "User" }], noFanOut);
+			const half = postOf({ AuthorId: newGuid(), CreatedTime: 2000, IsPrivate: true });
+			const halfTags = tagsOf(half, [tag]);
+			await expect(
+				new MongoPostsRepository(new CutOffBefore(db, "posts")).createPost(
+					half,
+					halfTags,
+					[{ id: reader, type: "User" }],
+					noFanOut,
+				),
+			).rejects.toThrow(/cut off/);
+			expect([
+				await db.collection("post_tags").countDocuments({ post_id: half.Id }),
+				await db.collection("post_recipients").countDocuments({ post_id: half.Id }),
+			]).toEqual([1, 1]);
 
-		const readerView: Reader = { userId: reader, admin: false, networks: [] };
-		expect(await repo.visiblePost(half.Id, admin)).toBeUndefined();
-		expect(await repo.visibleAmong([half.Id], admin)).toEqual([]);
-		const newestFirst = [others[2].Id, others[1].Id, others[0].Id];
-		for (const read of [(page: Page) => repo.lists.searchByTag(admin, [tag], undefined, page), (page: Page) => repo.lists.searchByTag(readerView, [tag], undefined, page), (page: Page) => feedOf(repo, reader, [], [], page)]) {
-			// Pages stay full: what is not there takes no place in them.
-			expect((await read({ Offset: 0, Limit: 2 })).map(p => p.Id)).toEqual(newestFirst.slice(0, 2));
-			const { byOffset, byCursor } = await byOffsetAndCursor(read, 1);
-			expect(byOffset).toEqual(newestFirst);
-			expect(byCursor).toEqual(newestFirst);
-		}
+			const readerView: Reader = { userId: reader, admin: false, networks: [] };
+			expect(await repo.visiblePost(half.Id, admin)).toBeUndefined();
+			expect(await repo.visibleAmong([half.Id], admin)).toEqual([]);
+			const newestFirst = [others[2].Id, others[1].Id, others[0].Id];
+			for (const read of [
+				(page: Page) => repo.lists.searchByTag(admin, [tag], undefined, page),
+				(page: Page) => repo.lists.searchByTag(readerView, [tag], undefined, page),
+				(page: Page) => feedOf(repo, reader, [], [], page),
+			]) {
+				// Pages stay full: what is not there takes no place in them.
+				expect((await read({ Offset: 0, Limit: 2 })).map(p => p.Id)).toEqual(newestFirst.slice(0, 2));
+				const { byOffset, byCursor } = await byOffsetAndCursor(read, 1);
+				expect(byOffset).toEqual(newestFirst);
+				expect(byCursor).toEqual(newestFirst);
+			}
 
-		await repo.createPost(half, halfTags, [{ id: reader, type: "User" }], noFanOut);
-		expect(await repo.visiblePost(half.Id, readerView)).toEqual(half);
-		expect((await repo.lists.searchByTag(readerView, [tag], undefined, { Offset: 0, Limit: 10 })).map(p => p.Id)).toEqual([others[2].Id, others[1].Id, half.Id, others[0].Id]);
-		const parts = await repo.parts([half.Id]);
-		expect([parts.tags.get(half.Id)?.length, parts.recipients.get(half.Id)?.length]).toEqual([1, 1]);
-	});
+			await repo.createPost(half, halfTags, [{ id: reader, type: "User" }], noFanOut);
+			expect(await repo.visiblePost(half.Id, readerView)).toEqual(half);
+			expect(
+				(await repo.lists.searchByTag(readerView, [tag], undefined, { Offset: 0, Limit: 10 })).map(p => p.Id),
+			).toEqual([others[2].Id, others[1].Id, half.Id, others[0].Id]);
+			const parts = await repo.parts([half.Id]);
+			expect([parts.tags.get(half.Id)?.length, parts.recipients.get(half.Id)?.length]).toEqual([1, 1]);
+		});
 
-	test("a tag, recipient or comment whose activity was not written gets it, once, from the same call again", async () => {
-		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-		await repo.createPost(post, [], [], noFanOut);
-		const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
-		const network = newGuid();
-		const comment = { Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: "hi", ContentCreatedTime: 4000, CreatedTime: 4000, UpdatedTime: 4000 };
-		await expect(cut.addTag(post.Id, "News", 0, 2000)).rejects.toThrow(/cut off/);
-		await expect(cut.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut)).rejects.toThrow(/cut off/);
-		await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
-		expect(await repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
-		expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(1000);
+		test("a tag, recipient or comment whose activity was not written gets it, once, from the same call again", async () => {
+			const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+			await repo.createPost(post, [], [], noFanOut);
+			const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
+			const network = newGuid();
+			const comment = {
+				Id: newGuid(),
+				PostId: post.Id,
+				AuthorId: newGuid(),
+				Content: "hi",
+				ContentCreatedTime: 4000,
+				CreatedTime: 4000,
+				UpdatedTime: 4000,
+			};
+			await expect(cut.addTag(post.Id, "News", 0, 2000)).rejects.toThrow(/cut off/);
+			await expect(
+				cut.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 3000, noFanOut),
+			).rejects.toThrow(/cut off/);
+			await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
+			expect(await repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
+			expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(1000);
 
-		const tags = await Promise.all(Array.from({ length: 5 }, () => repo.addTag(post.Id, "news", 0, 5000)));
-		expect(tags.map(t => [t.inserted, t.row.Value, t.row.CreatedTime])).toEqual(Array.from({ length: 5 }, () => [false, "News", 2000]));
-		expect(await Promise.all(Array.from({ length: 5 }, () => repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 5000, noFanOut)))).toEqual([false, false, false, false, false]);
-		await repo.addComment(comment, "Ada commented");
-		const activities = await repo.activities(post.Id, { Offset: 0, Limit: 10 });
-		expect(activities.map(a => [a.Message, a.CreatedTime])).toEqual([
-			["Tagged News", 2000],
-			["Club was added", 3000],
-			["Ada commented", 4000],
-		]);
-		expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(4000);
-		expect((await repo.comments(post.Id, { Offset: 0, Limit: 10 })).map(c => c.Id)).toEqual([comment.Id]);
-		expect(await repo.finishCutOff(Number.MAX_SAFE_INTEGER)).toBe(0);
-	});
+			const tags = await Promise.all(Array.from({ length: 5 }, () => repo.addTag(post.Id, "news", 0, 5000)));
+			expect(tags.map(t => [t.inserted, t.row.Value, t.row.CreatedTime])).toEqual(
+				Array.from({ length: 5 }, () => [false, "News", 2000]),
+			);
+			expect(
+				await Promise.all(
+					Array.from({ length: 5 }, () =>
+						repo.addRecipient(post.Id, { id: network, type: "Network" }, "Club was added", 5000, noFanOut),
+					),
+				),
+			).toEqual([false, false, false, false, false]);
+			await repo.addComment(comment, "Ada commented");
+			const activities = await repo.activities(post.Id, { Offset: 0, Limit: 10 });
+			expect(activities.map(a => [a.Message, a.CreatedTime])).toEqual([
+				["Tagged News", 2000],
+				["Club was added", 3000],
+				["Ada commented", 4000],
+			]);
+			expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(4000);
+			expect((await repo.comments(post.Id, { Offset: 0, Limit: 10 })).map(c => c.Id)).toEqual([comment.Id]);
+			expect(await repo.finishCutOff(Number.MAX_SAFE_INTEGER)).toBe(0);
+		});
 
-	test("never retried, the additions a crash cut off before their activity get it from the sweep, once; those under way are left to their call", async () => {
-		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
-		await repo.createPost(post, [], [], noFanOut);
-		const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
-		const comment = { Id: newGuid(), PostId: post.Id, AuthorId: newGuid(), Content: "hello", ContentCreatedTime: 4000, CreatedTime: 4000, UpdatedTime: 4000 };
-		await expect(cut.addTag(post.Id, "Swept", 0, 2000)).rejects.toThrow(/cut off/);
-		await expect(cut.addRecipient(post.Id, { id: newGuid(), type: "User" }, "Bo was added", 3000, noFanOut)).rejects.toThrow(/cut off/);
-		await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
+		test("never retried, the additions a crash cut off before their activity get it from the sweep, once; those under way are left to their call", async () => {
+			const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+			await repo.createPost(post, [], [], noFanOut);
+			const cut = new MongoPostsRepository(new CutOffBefore(db, "post_activities"));
+			const comment = {
+				Id: newGuid(),
+				PostId: post.Id,
+				AuthorId: newGuid(),
+				Content: "hello",
+				ContentCreatedTime: 4000,
+				CreatedTime: 4000,
+				UpdatedTime: 4000,
+			};
+			await expect(cut.addTag(post.Id, "Swept", 0, 2000)).rejects.toThrow(/cut off/);
+			await expect(
+				cut.addRecipient(post.Id, { id: newGuid(), type: "User" }, "Bo was added", 3000, noFanOut),
+			).rejects.toThrow(/cut off/);
+			await expect(cut.addComment(comment, "Ada commented")).rejects.toThrow(/cut off/);
 
-		// Younger than the lease: possibly still under way, so not the sweep's.
-		expect(await repo.finishCutOff(2000)).toBe(0);
-		expect(await repo.finishCutOff(5000)).toBe(3);
-		expect(await repo.finishCutOff(5000)).toBe(0);
-		expect((await repo.activities(post.Id, { Offset: 0, Limit: 10 })).map(a => [a.Message, a.CreatedTime])).toEqual([
-			["Tagged Swept", 2000],
-			["Bo was added", 3000],
-			["Ada commented", 4000],
-		]);
-		expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(4000);
-		// A retry after the sweep writes no second activity.
-		await repo.addComment(comment, "Ada commented");
-		expect(await repo.activities(post.Id, { Offset: 0, Limit: 10 })).toHaveLength(3);
-	});
-});
+			// Younger than the lease: possibly still under way, so not the sweep's.
+			expect(await repo.finishCutOff(2000)).toBe(0);
+			expect(await repo.finishCutOff(5000)).toBe(3);
+			expect(await repo.finishCutOff(5000)).toBe(0);
+			expect((await repo.activities(post.Id, { Offset: 0, Limit: 10 })).map(a => [a.Message, a.CreatedTime])).toEqual([
+				["Tagged Swept", 2000],
+				["Bo was added", 3000],
+				["Ada commented", 4000],
+			]);
+			expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(4000);
+			// A retry after the sweep writes no second activity.
+			await repo.addComment(comment, "Ada commented");
+			expect(await repo.activities(post.Id, { Offset: 0, Limit: 10 })).toHaveLength(3);
+		});
+	},
+);

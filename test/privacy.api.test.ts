@@ -19,11 +19,21 @@ describe("accounts and privacy", () => {
 	describe("user names and e-mail addresses", () => {
 		test("a user name with @ is a 400 field error on UserName wherever an account is made, and nothing is created", async () => {
 			const before = await plaza.count("users", "users");
-			const registration = await plaza.http<ErrorBody>("POST", "/register", { UserName: `someone${unique()}@example.org`, Password: "long enough password" });
-			const created = await plaza.admin<ErrorBody>("POST", "/Users", { FirstName: "At", LastName: "Sign", UserName: "at@sign" });
+			const registration = await plaza.http<ErrorBody>("POST", "/register", {
+				UserName: `someone${unique()}@example.org`,
+				Password: "long enough password",
+			});
+			const created = await plaza.admin<ErrorBody>("POST", "/Users", {
+				FirstName: "At",
+				LastName: "Sign",
+				UserName: "at@sign",
+			});
 			const host = await plaza.signUp();
 			const reservation = (await host.http("POST", "/Reservations", { Email: `invitee${unique()}@example.org` })).body;
-			const converted = await plaza.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, { UserName: "guest@example.org", Password: "welcome aboard" });
+			const converted = await plaza.http<ErrorBody>("POST", `/Reservations/${reservation.Id}/Convert`, {
+				UserName: "guest@example.org",
+				Password: "welcome aboard",
+			});
 			for (const reply of [registration, created, converted]) {
 				expect(reply.status).toBe(400);
 				expect(reply.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ FieldName: "UserName" })]);
@@ -34,9 +44,15 @@ describe("accounts and privacy", () => {
 		test("nobody takes over another's e-mail sign-in with a user name equal to their address", async () => {
 			const email = `victim${unique()}@example.org`;
 			const victim = await plaza.signUp({ Email: email });
-			const squatter = await plaza.http<ErrorBody>("POST", "/register", { UserName: email.toUpperCase(), Password: "squatters password" });
+			const squatter = await plaza.http<ErrorBody>("POST", "/register", {
+				UserName: email.toUpperCase(),
+				Password: "squatters password",
+			});
 			expect(squatter.status).toBe(400);
-			const signIn = await plaza.http<{ UserId: string }>("POST", "/auth/credentials", { UserName: email, Password: victim.password });
+			const signIn = await plaza.http<{ UserId: string }>("POST", "/auth/credentials", {
+				UserName: email,
+				Password: victim.password,
+			});
 			expect(signIn.status).toBe(200);
 			expect(signIn.body.UserId).toBe(victim.userId);
 		});
@@ -45,9 +61,15 @@ describe("accounts and privacy", () => {
 			const email = `once${unique()}@example.org`;
 			await plaza.signUp({ Email: email });
 			const before = await plaza.count("users", "users");
-			const again = await plaza.http<ErrorBody>("POST", "/register", { UserName: `second${unique()}`, Email: email.toUpperCase(), Password: "another password" });
+			const again = await plaza.http<ErrorBody>("POST", "/register", {
+				UserName: `second${unique()}`,
+				Email: email.toUpperCase(),
+				Password: "another password",
+			});
 			expect(again.status).toBe(409);
-			expect(again.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "Email" })]);
+			expect(again.body.ResponseStatus.Errors).toEqual([
+				expect.objectContaining({ ErrorCode: "AlreadyExists", FieldName: "Email" }),
+			]);
 			expect(await plaza.count("users", "users")).toBe(before);
 		});
 	});
@@ -102,7 +124,11 @@ describe("accounts and privacy", () => {
 			expect(result.User.Id.replace(/-/g, "")).toBe(ann.userId);
 			expect(result.User.Email).toBeUndefined();
 			expect(JSON.stringify(result)).not.toContain(annEmail);
-			const own = await call<{ User: { Email?: string } }>(await soapClient(plaza, { "X-ss-id": ann.token }), "FindUser", { Id: ann.userId });
+			const own = await call<{ User: { Email?: string } }>(
+				await soapClient(plaza, { "X-ss-id": ann.token }),
+				"FindUser",
+				{ Id: ann.userId },
+			);
 			expect(own.result.User.Email).toBe(annEmail);
 		});
 	});
@@ -111,14 +137,21 @@ describe("accounts and privacy", () => {
 		test("a stranger cannot add themselves to a closed network (403); its owner adds them (200); anyone joins an open one", async () => {
 			const [owner, stranger, joiner] = [await plaza.signUp(), await plaza.signUp(), await plaza.signUp()];
 			const closed = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Closed club" })).body;
-			const refused = await stranger.http<ErrorBody>("POST", `/Networks/${closed.Id}/Members`, { UserId: stranger.userId });
+			const refused = await stranger.http<ErrorBody>("POST", `/Networks/${closed.Id}/Members`, {
+				UserId: stranger.userId,
+			});
 			expect(refused.status).toBe(403);
 			expect((await owner.http("GET", `/Networks/${closed.Id}`)).body.NumberOfMembers).toBe(1);
-			expect((await owner.http("POST", `/Networks/${closed.Id}/Members`, { UserId: stranger.userId })).status).toBe(200);
+			expect((await owner.http("POST", `/Networks/${closed.Id}/Members`, { UserId: stranger.userId })).status).toBe(
+				200,
+			);
 			// A member of a closed network still adds nobody but is added.
-			expect((await stranger.http("POST", `/Networks/${closed.Id}/Members`, { UserId: joiner.userId })).status).toBe(403);
+			expect((await stranger.http("POST", `/Networks/${closed.Id}/Members`, { UserId: joiner.userId })).status).toBe(
+				403,
+			);
 
-			const open = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Open club", IsOpen: true })).body;
+			const open = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Open club", IsOpen: true }))
+				.body;
 			expect((await joiner.http("POST", `/Networks/${open.Id}/Members`, { UserId: joiner.userId })).status).toBe(200);
 			expect((await joiner.http("POST", `/Networks/${open.Id}/Members`, { UserId: stranger.userId })).status).toBe(403);
 			expect((await owner.http("GET", `/Networks/${open.Id}`)).body.NumberOfMembers).toBe(2);
@@ -128,8 +161,17 @@ describe("accounts and privacy", () => {
 		test("a private post addressed to a closed network stays out of a stranger's reach (404), joining refused", async () => {
 			const [owner, stranger] = [await plaza.signUp(), await plaza.signUp()];
 			const network = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Secret society" })).body;
-			const post = (await owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "members only", IsPrivate: true, RecipientIds: [network.Id] })).body;
-			expect((await stranger.http("POST", `/Networks/${network.Id}/Members`, { UserId: stranger.userId })).status).toBe(403);
+			const post = (
+				await owner.http("POST", "/Posts", {
+					AuthorId: owner.userId,
+					Content: "members only",
+					IsPrivate: true,
+					RecipientIds: [network.Id],
+				})
+			).body;
+			expect((await stranger.http("POST", `/Networks/${network.Id}/Members`, { UserId: stranger.userId })).status).toBe(
+				403,
+			);
 			expect((await stranger.http("GET", `/Posts/${post.Id}`)).status).toBe(404);
 			expect((await owner.http("GET", `/Posts/${post.Id}`)).status).toBe(200);
 		});
@@ -141,7 +183,12 @@ describe("accounts and privacy", () => {
 		beforeAll(async () => {
 			[author, other] = [await plaza.signUp(), await plaza.signUp()];
 		});
-		const post = (contextId: string) => author.http<ErrorBody>("POST", "/Posts", { AuthorId: author.userId, Content: "in context", ContextId: contextId });
+		const post = (contextId: string) =>
+			author.http<ErrorBody>("POST", "/Posts", {
+				AuthorId: author.userId,
+				Content: "in context",
+				ContextId: contextId,
+			});
 
 		test("another's network, a user one is not connected to, another's venue or an unknown id: 403, nothing written", async () => {
 			const network = (await other.http("POST", "/Networks", { OwnerId: other.userId, Name: "Not yours" })).body;
@@ -157,11 +204,14 @@ describe("accounts and privacy", () => {
 
 		test("oneself, one's own network or venue, a network one joined, a user one is connected to: 200", async () => {
 			const mine = (await author.http("POST", "/Networks", { OwnerId: author.userId, Name: "Mine" })).body;
-			const joined = (await other.http("POST", "/Networks", { OwnerId: other.userId, Name: "Joined", IsOpen: true })).body;
+			const joined = (await other.http("POST", "/Networks", { OwnerId: other.userId, Name: "Joined", IsOpen: true }))
+				.body;
 			expect((await author.http("POST", `/Networks/${joined.Id}/Members`, { UserId: author.userId })).status).toBe(200);
 			const venue = (await author.http("POST", "/Venues", { OwnerId: author.userId, Name: "My venue" })).body;
 			const friend = await plaza.signUp();
-			expect((await author.http("POST", "/Connections", { OwnerId: author.userId, ConnectToId: friend.userId })).status).toBe(200);
+			expect(
+				(await author.http("POST", "/Connections", { OwnerId: author.userId, ConnectToId: friend.userId })).status,
+			).toBe(200);
 			for (const contextId of [author.userId, mine.Id, joined.Id, venue.Id, friend.userId]) {
 				const reply = await post(contextId);
 				expect([contextId, reply.status]).toEqual([contextId, 200]);

@@ -29,13 +29,22 @@ describe("Server Events in one process", () => {
 		expect(reply.status).toBe(200);
 		return reply.body;
 	};
-	const follow = async (who: Session, whom: Session) => expect((await who.http("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: whom.userId })).status).toBe(200);
+	const follow = async (who: Session, whom: Session) =>
+		expect(
+			(await who.http("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: whom.userId })).status,
+		).toBe(200);
 
 	test("connects: cmd.onConnect says who the stream is for and where its heartbeat and unregister are; its join is announced", async () => {
 		const user = await plaza.signUp({ FirstName: "Stream", LastName: "Reader" });
 		const events = await streamOf(user, ["home", "news"]);
 		const info = events.client.getConnectionInfo();
-		expect(info).toMatchObject({ userId: user.userId, isAuthenticated: "true", channels: "home,news", heartbeatIntervalMs: 10_000, idleTimeoutMs: 30_000 });
+		expect(info).toMatchObject({
+			userId: user.userId,
+			isAuthenticated: "true",
+			channels: "home,news",
+			heartbeatIntervalMs: 10_000,
+			idleTimeoutMs: 30_000,
+		});
 		expect(info.heartbeatUrl).toBe(`${plaza.url}/event-heartbeat?id=${info.id}`);
 		expect(info.unRegisterUrl).toBe(`${plaza.url}/event-unregister?id=${info.id}`);
 		expect(info.updateSubscriberUrl).toBe(`${plaza.url}/event-subscribers/${info.id}`);
@@ -48,13 +57,18 @@ describe("Server Events in one process", () => {
 		const stranger = await plaza.signUp();
 		const beat = (headers: Record<string, string>) => fetch(info.heartbeatUrl, { method: "POST", headers });
 		const another = await beat({ "X-ss-id": stranger.token });
-		expect([another.status, ((await another.json()) as ErrorBody).ResponseStatus.ErrorCode]).toEqual([403, "Forbidden"]);
+		expect([another.status, ((await another.json()) as ErrorBody).ResponseStatus.ErrorCode]).toEqual([
+			403,
+			"Forbidden",
+		]);
 		expect(events.bodies("cmd.onHeartbeat")).toEqual([]);
 		expect((await beat({})).status).toBe(200);
 		expect((await beat({ "X-ss-id": user.token })).status).toBe(200);
 		await events.next(m => m.selector === "cmd.onHeartbeat");
 		// The subscribers list shows it to its user, not to a stranger.
-		expect((await user.http<Array<Record<string, string>>>("GET", "/event-subscribers?channels=home")).body).toEqual([expect.objectContaining({ userId: user.userId })]);
+		expect((await user.http<Array<Record<string, string>>>("GET", "/event-subscribers?channels=home")).body).toEqual([
+			expect.objectContaining({ userId: user.userId }),
+		]);
 		expect((await stranger.http<unknown[]>("GET", "/event-subscribers?channels=home")).body).toEqual([]);
 		expect((await fetch(`${plaza.url}/event-heartbeat?id=nope`, { method: "POST" })).status).toBe(404);
 	});
@@ -71,7 +85,11 @@ describe("Server Events in one process", () => {
 
 		// A comment on the author's post reaches the author.
 		const commenter = await plaza.signUp();
-		const comment = await commenter.http("POST", `/Posts/${created.Id}/Comments`, { PostId: created.Id, AuthorId: commenter.userId, Content: "nice" });
+		const comment = await commenter.http("POST", `/Posts/${created.Id}/Comments`, {
+			PostId: created.Id,
+			AuthorId: commenter.userId,
+			Content: "nice",
+		});
 		expect((await authorEvents.next(m => m.selector === "cmd.Comment")).body).toEqual(comment.body);
 		expect(readerEvents.bodies("cmd.Comment")).toEqual([]);
 	});
@@ -79,7 +97,11 @@ describe("Server Events in one process", () => {
 	test("a private post reaches its recipient's stream and never a stranger's or an anonymous one, even one following its author", async () => {
 		const [author, recipient, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
 		await follow(stranger, author);
-		const [recipientEvents, strangerEvents, anonymousEvents] = await Promise.all([streamOf(recipient), streamOf(stranger), streamOf(undefined)]);
+		const [recipientEvents, strangerEvents, anonymousEvents] = await Promise.all([
+			streamOf(recipient),
+			streamOf(stranger),
+			streamOf(undefined),
+		]);
 		const secret = await post(author, { Content: "secret", IsPrivate: true, RecipientIds: [recipient.userId] });
 		const open = await post(author, { Content: "for everyone" });
 		expect((await recipientEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: secret.Id });
@@ -94,8 +116,13 @@ describe("Server Events in one process", () => {
 		await follow(stranger, author);
 		const [addedEvents, strangerEvents] = await Promise.all([streamOf(added), streamOf(stranger)]);
 		const secret = await post(author, { Content: "secret", IsPrivate: true });
-		expect((await author.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: added.userId })).status).toBe(200);
-		expect((await addedEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: secret.Id, Content: "secret" });
+		expect((await author.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: added.userId })).status).toBe(
+			200,
+		);
+		expect((await addedEvents.next(m => m.selector === "cmd.Post")).body).toMatchObject({
+			Id: secret.Id,
+			Content: "secret",
+		});
 		const open = await post(author, { Content: "for everyone" });
 		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === open.Id);
 		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([open.Id]);
@@ -113,12 +140,19 @@ describe("Server Events in one process", () => {
 
 	test("a stream opened with a password ends when the password changes, and when the account is taken back", async () => {
 		const [user, author] = await Promise.all([plaza.signUp(), plaza.signUp()]);
-		const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`${user.userName}:${password}`).toString("base64")}` });
+		const basic = (password: string) => ({
+			Authorization: `Basic ${Buffer.from(`${user.userName}:${password}`).toString("base64")}`,
+		});
 		const stream = await RawStream.open(plaza.url, basic(user.password));
 		open.push(stream);
 		const secret = await post(author, { Content: "for the user", IsPrivate: true, RecipientIds: [user.userId] });
 		await stream.until(() => stream.text.includes(String(secret.Id)));
-		const changed = await user.http("PUT", `/Users/${user.userId}`, { FirstName: "New", LastName: "Password", Password: "a brand new password", CurrentPassword: user.password });
+		const changed = await user.http("PUT", `/Users/${user.userId}`, {
+			FirstName: "New",
+			LastName: "Password",
+			Password: "a brand new password",
+			CurrentPassword: user.password,
+		});
 		expect(changed.status).toBe(200);
 		await stream.until(() => stream.ended);
 		expect((await fetch(`${plaza.url}/event-stream`, { headers: basic(user.password) })).status).toBe(401);
@@ -136,9 +170,18 @@ describe("Server Events in one process", () => {
 			const stream = await RawStream.open(expiring.url, { "X-ss-id": user.token });
 			await new Promise(resolve => setTimeout(resolve, 1_500));
 			// What the purge's timer (every 10 minutes) runs.
-			await (expiring.broker.getLocalService("sessions") as unknown as { purgeExpired(): Promise<void> }).purgeExpired();
+			await (
+				expiring.broker.getLocalService("sessions") as unknown as { purgeExpired(): Promise<void> }
+			).purgeExpired();
 			await stream.until(() => stream.ended);
-			expect((await fetch(`${expiring.url}/event-heartbeat?id=${stream.id}`, { method: "POST", headers: { "X-ss-id": user.token } })).status).toBe(404);
+			expect(
+				(
+					await fetch(`${expiring.url}/event-heartbeat?id=${stream.id}`, {
+						method: "POST",
+						headers: { "X-ss-id": user.token },
+					})
+				).status,
+			).toBe(404);
 		} finally {
 			await expiring.stop();
 		}
@@ -146,12 +189,17 @@ describe("Server Events in one process", () => {
 
 	test("a caller holds at most 10 streams on a gateway (EVENT_STREAMS_PER_CALLER): the next is 429; others are not counted; closing one makes room", async () => {
 		const [user, other] = await Promise.all([plaza.signUp(), plaza.signUp()]);
-		const streams = await Promise.all(Array.from({ length: 10 }, () => RawStream.open(plaza.url, { "X-ss-id": user.token })));
+		const streams = await Promise.all(
+			Array.from({ length: 10 }, () => RawStream.open(plaza.url, { "X-ss-id": user.token })),
+		);
 		open.push(...streams);
 		const refused = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { "X-ss-id": user.token } });
 		expect(refused.status).toBe(429);
 		expect(refused.headers.get("retry-after")).toBe("30");
-		expect(((await refused.json()) as ErrorBody).ResponseStatus).toMatchObject({ ErrorCode: "TooManyRequests", Message: expect.stringContaining("At most 10 event streams") });
+		expect(((await refused.json()) as ErrorBody).ResponseStatus).toMatchObject({
+			ErrorCode: "TooManyRequests",
+			Message: expect.stringContaining("At most 10 event streams"),
+		});
 		open.push(await RawStream.open(plaza.url, { "X-ss-id": other.token }));
 		await streams[0].close();
 		open.push(await RawStream.open(plaza.url, { "X-ss-id": user.token }));
@@ -169,9 +217,17 @@ describe("Server Events in one process", () => {
 		const created = await post(author);
 		expect((await events.next(m => m.selector === "cmd.Post")).body).toMatchObject({ Id: created.Id });
 		const authorEvents = await streamOf(author);
-		expect((await author.http("POST", "/Connections", { OwnerId: author.userId, ConnectToId: reader.userId })).status).toBe(200);
-		expect((await events.next(m => m.selector === "cmd.Connection")).body).toMatchObject({ OwnerId: reader.userId, UserId: author.userId });
-		expect((await authorEvents.next(m => m.selector === "cmd.Connection")).body).toMatchObject({ OwnerId: author.userId, UserId: reader.userId });
+		expect(
+			(await author.http("POST", "/Connections", { OwnerId: author.userId, ConnectToId: reader.userId })).status,
+		).toBe(200);
+		expect((await events.next(m => m.selector === "cmd.Connection")).body).toMatchObject({
+			OwnerId: reader.userId,
+			UserId: author.userId,
+		});
+		expect((await authorEvents.next(m => m.selector === "cmd.Connection")).body).toMatchObject({
+			OwnerId: author.userId,
+			UserId: reader.userId,
+		});
 	});
 
 	test("a stream dropped by the server reconnects with Last-Event-ID and gets what it missed (not what it may not see); an id older than the window asks for a reload", async () => {
@@ -199,10 +255,15 @@ describe("Server Events in one process", () => {
 
 	test("a stream signed in only by its cookie is refused from another site", async () => {
 		const user = await plaza.signUp();
-		const reply = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { Cookie: `ss-id=${user.token}`, Origin: "https://evil.example" } });
+		const reply = await fetch(`${plaza.url}/event-stream?channels=home`, {
+			headers: { Cookie: `ss-id=${user.token}`, Origin: "https://evil.example" },
+		});
 		expect(reply.status).toBe(403);
 		const own = new AbortController();
-		const allowed = await fetch(`${plaza.url}/event-stream?channels=home`, { headers: { Cookie: `ss-id=${user.token}` }, signal: own.signal });
+		const allowed = await fetch(`${plaza.url}/event-stream?channels=home`, {
+			headers: { Cookie: `ss-id=${user.token}` },
+			signal: own.signal,
+		});
 		expect(allowed.status).toBe(200);
 		expect(allowed.headers.get("content-type")).toMatch(/^text\/event-stream/);
 		own.abort();
@@ -227,8 +288,16 @@ describeCluster("Server Events across gateways over NATS", () => {
 
 	/** An author signed up at gateway A, followed by a reader and a stranger whose streams are open on gateway B. */
 	const followersOnB = async () => {
-		const [author, reader, stranger] = await Promise.all([a.signUp("author"), b.signUp("reader"), b.signUp("stranger")]);
-		for (const who of [reader, stranger]) expect((await a.call("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: author.userId }, as(who))).status).toBe(200);
+		const [author, reader, stranger] = await Promise.all([
+			a.signUp("author"),
+			b.signUp("reader"),
+			b.signUp("stranger"),
+		]);
+		for (const who of [reader, stranger])
+			expect(
+				(await a.call("POST", "/Subscriptions", { SubscriberId: who.userId, SubscribedToId: author.userId }, as(who)))
+					.status,
+			).toBe(200);
 		const [readerEvents, strangerEvents] = [reader, stranger].map(who => new TestEvents(b.url, ["home"], as(who)));
 		open.push(readerEvents, strangerEvents);
 		await Promise.all([readerEvents.start(), strangerEvents.start()]);
@@ -237,9 +306,19 @@ describeCluster("Server Events across gateways over NATS", () => {
 
 	test("a post written through gateway A reaches a follower's stream on gateway B; a private one never reaches a stranger's stream there", async () => {
 		const { author, reader, readerEvents, strangerEvents } = await followersOnB();
-		const secret = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId] }, as(author))).body;
+		const secret = (
+			await a.call(
+				"POST",
+				"/Posts",
+				{ AuthorId: author.userId, Content: "secret", IsPrivate: true, RecipientIds: [reader.userId] },
+				as(author),
+			)
+		).body;
 		const shared = (await a.call("POST", "/Posts", { AuthorId: author.userId, Content: "for all" }, as(author))).body;
-		expect((await readerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id)).body).toMatchObject({ Content: "for all", AuthorId: author.userId });
+		expect((await readerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id)).body).toMatchObject({
+			Content: "for all",
+			AuthorId: author.userId,
+		});
 		expect(readerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([secret.Id, shared.Id]);
 		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === shared.Id);
 		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([shared.Id]);
@@ -248,7 +327,18 @@ describeCluster("Server Events across gateways over NATS", () => {
 	test("posts written at once (their events leave the posts node together) each reach gateway B's streams once, a private one only its recipient's", async () => {
 		const { author, reader, readerEvents, strangerEvents } = await followersOnB();
 		const replies = await Promise.all(
-			Array.from({ length: 12 }, (_, i) => a.call("POST", "/Posts", { AuthorId: author.userId, Content: `post ${i}`, ...(i % 3 === 0 ? { IsPrivate: true, RecipientIds: [reader.userId] } : {}) }, as(author))),
+			Array.from({ length: 12 }, (_, i) =>
+				a.call(
+					"POST",
+					"/Posts",
+					{
+						AuthorId: author.userId,
+						Content: `post ${i}`,
+						...(i % 3 === 0 ? { IsPrivate: true, RecipientIds: [reader.userId] } : {}),
+					},
+					as(author),
+				),
+			),
 		);
 		expect(replies.map(r => r.status)).toEqual(Array(12).fill(200));
 		const ids = replies.map(r => r.body.Id);
@@ -258,6 +348,9 @@ describeCluster("Server Events across gateways over NATS", () => {
 		const postIds = (events: TestEvents) => new Set(events.bodies("cmd.Post").map(p => p.Id));
 		// Each once: as many events as posts, and the same ids.
 		expect([readerEvents.bodies("cmd.Post").length, postIds(readerEvents)]).toEqual([ids.length, new Set(ids)]);
-		expect([strangerEvents.bodies("cmd.Post").length, postIds(strangerEvents)]).toEqual([publicIds.length, new Set(publicIds)]);
+		expect([strangerEvents.bodies("cmd.Post").length, postIds(strangerEvents)]).toEqual([
+			publicIds.length,
+			new Set(publicIds),
+		]);
 	});
 });

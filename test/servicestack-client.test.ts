@@ -8,7 +8,9 @@ describe("a real ServiceStack client (@servicestack/client)", () => {
 	test("signs in with Authenticate {provider:'credentials'} and calls an operation with the session it got", async () => {
 		const user = await plaza.signUp({ FirstName: "Client", LastName: "Side" });
 		const client = new JsonServiceClient(plaza.url);
-		const auth = await client.post(new Authenticate({ provider: "credentials", UserName: user.userName, Password: user.password }));
+		const auth = await client.post(
+			new Authenticate({ provider: "credentials", UserName: user.userName, Password: user.password }),
+		);
 		expect(auth.UserId).toBe(user.userId);
 		expect(auth.SessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
 
@@ -18,7 +20,9 @@ describe("a real ServiceStack client (@servicestack/client)", () => {
 
 	test("gets a ResponseStatus error it understands for a wrong password", async () => {
 		const client = new JsonServiceClient(plaza.url);
-		await expect(client.post(new Authenticate({ provider: "credentials", UserName: "nobody", Password: "wrong password" }))).rejects.toMatchObject({
+		await expect(
+			client.post(new Authenticate({ provider: "credentials", UserName: "nobody", Password: "wrong password" })),
+		).rejects.toMatchObject({
 			responseStatus: { errorCode: "Unauthorized", message: "Invalid UserName or Password" },
 		});
 	});

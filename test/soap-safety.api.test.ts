@@ -1,7 +1,8 @@
 import { startPlaza, TestPlaza } from "./support/plaza";
 import { asAdmin, envelope, postSoap, TYPES } from "./support/soap";
 
-const createUser = (firstName: string) => `<CreateUser xmlns="${TYPES}"><FirstName>${firstName}</FirstName><LastName>Hostile</LastName></CreateUser>`;
+const createUser = (firstName: string) =>
+	`<CreateUser xmlns="${TYPES}"><FirstName>${firstName}</FirstName><LastName>Hostile</LastName></CreateUser>`;
 
 describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, and leave the server answering", () => {
 	let plaza: TestPlaza;
@@ -13,7 +14,11 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 	/** Sends a refused envelope: a Fault with the status, no user written, no internals shown. */
 	async function refused(body: string | Uint8Array, status: number, fault: RegExp): Promise<void> {
 		const before = await plaza.count("users", "users");
-		const reply = await fetch(`${plaza.url}/soap11`, { method: "POST", body, headers: { "Content-Type": "text/xml; charset=utf-8", ...asAdmin } });
+		const reply = await fetch(`${plaza.url}/soap11`, {
+			method: "POST",
+			body,
+			headers: { "Content-Type": "text/xml; charset=utf-8", ...asAdmin },
+		});
 		const text = await reply.text();
 		expect(reply.status).toBe(status);
 		expect(reply.headers.get("x-status")).toBe(String(status));
@@ -38,7 +43,10 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 	});
 
 	test("billion laughs: no entity is expanded, and the answer is immediate", async () => {
-		const lols = ['<!ENTITY lol0 "lol">', ...Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`)].join("");
+		const lols = [
+			'<!ENTITY lol0 "lol">',
+			...Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`),
+		].join("");
 		const started = Date.now();
 		await refused(`<?xml version="1.0"?><!DOCTYPE lolz [${lols}]>${envelope(createUser("&lol9;"))}`, 400, /DTD/);
 		expect(Date.now() - started).toBeLessThan(2000);
@@ -57,7 +65,12 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 				controller.close();
 			},
 		});
-		const reply = await fetch(`${plaza.url}/soap11`, { method: "POST", body: chunks, headers: { "Content-Type": "text/xml", ...asAdmin }, duplex: "half" });
+		const reply = await fetch(`${plaza.url}/soap11`, {
+			method: "POST",
+			body: chunks,
+			headers: { "Content-Type": "text/xml", ...asAdmin },
+			duplex: "half",
+		});
 		expect(reply.status).toBe(413);
 		expect(await reply.text()).toContain("<faultcode>soap:Client</faultcode>");
 	});
@@ -66,15 +79,39 @@ describe("SOAP 1.1: hostile and broken envelopes are refused, change nothing, an
 		await refused("this is not xml", 400, /not well-formed/);
 		await refused(envelope(createUser("Ada")).slice(0, -20), 400, /not well-formed/);
 		await refused("", 400, /not well-formed|no root/);
-		await refused(`<Envelope xmlns="urn:not-soap"><Body>${createUser("Ada")}</Body></Envelope>`, 400, /SOAP 1\.1 Envelope/);
-		await refused(`<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body>${createUser("Ada")}</e:Body></e:Envelope>`, 400, /soap:VersionMismatch/);
-		await refused(envelope(createUser("Ada"), `<Trace xmlns="urn:x" soap:mustUnderstand="1">on</Trace>`), 400, /soap:MustUnderstand/);
+		await refused(
+			`<Envelope xmlns="urn:not-soap"><Body>${createUser("Ada")}</Body></Envelope>`,
+			400,
+			/SOAP 1\.1 Envelope/,
+		);
+		await refused(
+			`<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body>${createUser("Ada")}</e:Body></e:Envelope>`,
+			400,
+			/soap:VersionMismatch/,
+		);
+		await refused(
+			envelope(createUser("Ada"), `<Trace xmlns="urn:x" soap:mustUnderstand="1">on</Trace>`),
+			400,
+			/soap:MustUnderstand/,
+		);
 		await refused(envelope(`<x:AllUsers xmlns:y="${TYPES}"/>`), 400, /not well-formed/);
 		await refused(envelope(""), 400, /exactly one request/);
 		await refused(envelope(createUser("Ada") + createUser("Bob")), 400, /exactly one request/);
 		await refused(Buffer.from(envelope(createUser("caf\u00e9")), "latin1"), 400, /not UTF-8/);
-		await refused(`<?xml version="1.0" encoding="ISO-8859-1"?>${envelope(createUser("Ada"))}`, 400, /ISO-8859-1 is not supported/);
-		await refused(envelope(`<CreateUser xmlns="${TYPES}">${"<a>".repeat(5000)}${"</a>".repeat(5000)}</CreateUser>`), 400, /nested deeper than/);
-		await refused(envelope(`<CreateUser xmlns="${TYPES}">${"<a/>".repeat(20000)}</CreateUser>`), 400, /more than 10000 elements/);
+		await refused(
+			`<?xml version="1.0" encoding="ISO-8859-1"?>${envelope(createUser("Ada"))}`,
+			400,
+			/ISO-8859-1 is not supported/,
+		);
+		await refused(
+			envelope(`<CreateUser xmlns="${TYPES}">${"<a>".repeat(5000)}${"</a>".repeat(5000)}</CreateUser>`),
+			400,
+			/nested deeper than/,
+		);
+		await refused(
+			envelope(`<CreateUser xmlns="${TYPES}">${"<a/>".repeat(20000)}</CreateUser>`),
+			400,
+			/more than 10000 elements/,
+		);
 	});
 });

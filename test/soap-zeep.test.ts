@@ -16,7 +16,9 @@ function runZeep(scenario: unknown): Promise<Results> {
 		child.stdout.on("data", chunk => (out += chunk));
 		child.stderr.on("data", chunk => (err += chunk));
 		child.once("error", reject);
-		child.once("exit", code => (code === 0 ? resolve(JSON.parse(out) as Results) : reject(new Error(`zeep exited ${code}:\n${err}`))));
+		child.once("exit", code =>
+			code === 0 ? resolve(JSON.parse(out) as Results) : reject(new Error(`zeep exited ${code}:\n${err}`)),
+		);
 		child.stdin.end(JSON.stringify(scenario));
 	});
 }
@@ -30,9 +32,20 @@ describeNeeding("python3-zeep", hasZeep)("SOAP 1.1 with python3-zeep in strict m
 
 	beforeAll(async () => {
 		plaza = await startPlaza();
-		[ann, bob] = await Promise.all([plaza.signUp({ FirstName: "Ann", LastName: "Zeep" }), plaza.signUp({ FirstName: "Bob", LastName: "Zeep" })]);
-		const post = (await ann.http("POST", "/Posts", { AuthorId: ann.userId, Content: "Comment on me from Python" })).body;
-		results = await runZeep({ url: plaza.url, adminKey: ADMIN_KEY, ann: { userId: ann.userId, token: ann.token }, bob: { userId: bob.userId }, postId: post.Id, newUserName });
+		[ann, bob] = await Promise.all([
+			plaza.signUp({ FirstName: "Ann", LastName: "Zeep" }),
+			plaza.signUp({ FirstName: "Bob", LastName: "Zeep" }),
+		]);
+		const post = (await ann.http("POST", "/Posts", { AuthorId: ann.userId, Content: "Comment on me from Python" }))
+			.body;
+		results = await runZeep({
+			url: plaza.url,
+			adminKey: ADMIN_KEY,
+			ann: { userId: ann.userId, token: ann.token },
+			bob: { userId: bob.userId },
+			postId: post.Id,
+			newUserName,
+		});
 	}, 60_000);
 	afterAll(() => plaza.stop());
 
@@ -49,7 +62,9 @@ describeNeeding("python3-zeep", hasZeep)("SOAP 1.1 with python3-zeep in strict m
 
 	test("CreateConnection, CreateComment and FindComment return what the JSON route returns", async () => {
 		const connections = await ann.http<WireRecord[]>("GET", `/Users/${ann.userId}/Connections`);
-		expect(comparable(results.CreateConnection.Connections)).toEqual(expect.arrayContaining([comparable(connections.body[0])]));
+		expect(comparable(results.CreateConnection.Connections)).toEqual(
+			expect.arrayContaining([comparable(connections.body[0])]),
+		);
 		const comment = results.CreateComment.Comment as Record<string, unknown>;
 		const json = await ann.http("GET", `/Comments/${String(comment.Id).replace(/-/g, "")}`);
 		expect(json.body).toMatchObject({ Content: "zeep says hello", ContentCreatedTime: "/Date(1706933106000+0000)/" });
@@ -60,8 +75,13 @@ describeNeeding("python3-zeep", hasZeep)("SOAP 1.1 with python3-zeep in strict m
 	test("Registration and Auth sign in; errors come back in the <Op>Response's ResponseStatus", async () => {
 		expect(results.Registration).toMatchObject({ UserName: newUserName, SessionId: expect.any(String) });
 		expect(results.Auth).toMatchObject({ UserId: results.Registration.UserId, SessionId: expect.any(String) });
-		expect((await plaza.http("GET", "/auth", undefined, { "X-ss-id": String(results.Auth.SessionId) })).status).toBe(200);
-		expect(results.invalid.ResponseStatus).toMatchObject({ ErrorCode: "NotEmpty", Errors: { ResponseError: [expect.objectContaining({ FieldName: "LastName" })] } });
+		expect((await plaza.http("GET", "/auth", undefined, { "X-ss-id": String(results.Auth.SessionId) })).status).toBe(
+			200,
+		);
+		expect(results.invalid.ResponseStatus).toMatchObject({
+			ErrorCode: "NotEmpty",
+			Errors: { ResponseError: [expect.objectContaining({ FieldName: "LastName" })] },
+		});
 		expect(results.forbidden.ResponseStatus).toMatchObject({ ErrorCode: "Forbidden" });
 		expect(results.Resources).toMatchObject({ swaggerVersion: "1.2", apiVersion: "1.0" });
 	});

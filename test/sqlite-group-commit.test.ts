@@ -51,7 +51,11 @@ describe("SQLite group commit", () => {
 	});
 
 	test("a unique violation fails that write alone; single writes outside transactions are committed when answered", async () => {
-		const outcomes = await Promise.allSettled([db.run("INSERT INTO t (v) VALUES ('x')"), db.run("INSERT INTO t (v) VALUES ('x')"), db.get("INSERT INTO t (v) VALUES ('y') RETURNING id")]);
+		const outcomes = await Promise.allSettled([
+			db.run("INSERT INTO t (v) VALUES ('x')"),
+			db.run("INSERT INTO t (v) VALUES ('x')"),
+			db.get("INSERT INTO t (v) VALUES ('y') RETURNING id"),
+		]);
 		expect(outcomes.map(o => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
 		expect(await committedRows()).toEqual(["x", "y"]);
 	});
@@ -104,7 +108,9 @@ describe("SQLite durable commit", () => {
 		const reading = db.all<{ v: string }>("SELECT v FROM t").then(rows => (read = rows.map(r => r.v)));
 		await turns(5);
 		expect(held).toHaveLength(1);
-		expect(fileOf(Number((fs.fdatasync as unknown as jest.Mock<void, [number, unknown]>).mock.calls[0][0]))).toBe(`${file()}-wal`);
+		expect(fileOf(Number((fs.fdatasync as unknown as jest.Mock<void, [number, unknown]>).mock.calls[0][0]))).toBe(
+			`${file()}-wal`,
+		);
 		expect(answered).toBe(false);
 		expect(read).toBeUndefined();
 		held.shift()!();
@@ -135,11 +141,16 @@ describe("SQLite durable commit", () => {
 		await turns(5);
 		const other = new SqliteDatabase(file());
 		try {
-			expect((await other.all<{ v: string }>("SELECT v FROM t ORDER BY id")).map(r => r.v)).toEqual(["first", "second"]);
+			expect((await other.all<{ v: string }>("SELECT v FROM t ORDER BY id")).map(r => r.v)).toEqual([
+				"first",
+				"second",
+			]);
 		} finally {
 			await other.close();
 		}
-		const reading = db.all<{ v: string }>("SELECT v FROM t ORDER BY id").then(rows => answered.push(`read ${rows.map(r => r.v).join(",")}`));
+		const reading = db
+			.all<{ v: string }>("SELECT v FROM t ORDER BY id")
+			.then(rows => answered.push(`read ${rows.map(r => r.v).join(",")}`));
 		// A read that fails is refused at once, not left waiting (nor unhandled) while the fsync runs.
 		await expect(db.all("SELECT missing FROM t")).rejects.toThrow(/no such column/);
 		await turns(5);
@@ -162,7 +173,10 @@ describe("SQLite durable commit", () => {
 		jest.spyOn(fs, "fdatasync").mockImplementationOnce((_fd: number, callback: Callback) => {
 			setImmediate(() => callback(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })));
 		});
-		const outcomes = await Promise.allSettled([db.run("INSERT INTO t (v) VALUES ('a')"), db.run("INSERT INTO t (v) VALUES ('b')")]);
+		const outcomes = await Promise.allSettled([
+			db.run("INSERT INTO t (v) VALUES ('a')"),
+			db.run("INSERT INTO t (v) VALUES ('b')"),
+		]);
 		expect(outcomes.map(o => o.status)).toEqual(["rejected", "rejected"]);
 		await expect(db.all("SELECT v FROM t")).rejects.toThrow(/must be restarted/);
 		await expect(db.run("INSERT INTO t (v) VALUES ('c')")).rejects.toThrow(/must be restarted/);
@@ -176,7 +190,10 @@ describe("SQLite durable commit", () => {
 			real(fd, callback);
 		});
 		const text = "x".repeat(2000);
-		for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 100 }, (_, i) => db.run("INSERT INTO t (v) VALUES ($1)", [`${batch}-${i}-${text}`])));
+		for (let batch = 0; batch < 30; batch++)
+			await Promise.all(
+				Array.from({ length: 100 }, (_, i) => db.run("INSERT INTO t (v) VALUES ($1)", [`${batch}-${i}-${text}`])),
+			);
 		await db.all("SELECT count(*) AS n FROM t");
 		await turns(20);
 		const databaseSyncs = events.filter(e => e.file === file());

@@ -4,7 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, RunningProcess, startMain } from "./support/process";
 
-/** The first ten minutes of `npm start` as a user sees them in the terminal: start-up, requests, Ctrl-C, and JSON logs. */
+/**
+ * The first ten minutes of `npm start` as a user sees them in the terminal: start-up, requests, Ctrl-C, and JSON logs.
+ */
 describe("what `npm start` says", () => {
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-startup-"));
 	const started: RunningProcess[] = [];
@@ -25,21 +27,40 @@ describe("what `npm start` says", () => {
 			.split("\n")
 			.filter(line => line.trim() !== "");
 	const readyLine = /Plaza ready on (http:\/\/localhost:\d+) — API page (\S+), metadata (\S+)/;
-	// Polls (and gives up at once if the process ends): a long limit costs nothing when all is well, and a loaded machine boots slowly.
+	// Polls (and gives up at once if the process ends): a long limit costs nothing when all is well, and a loaded machine
+	// boots slowly.
 	const until = async (what: () => boolean, proc: RunningProcess, timeoutMs = 25_000) => {
 		const deadline = Date.now() + timeoutMs;
 		while (!what()) {
-			if (Date.now() > deadline || proc.child.exitCode !== null) throw new Error(`gave up waiting; output:\n${proc.output()}`);
+			if (Date.now() > deadline || proc.child.exitCode !== null)
+				throw new Error(`gave up waiting; output:\n${proc.output()}`);
 			await new Promise(resolve => setTimeout(resolve, 50));
 		}
 	};
 	const ready = (proc: RunningProcess) => until(() => readyLine.test(proc.output()), proc);
-	const services = ["$node", "caches", "description", "users", "sessions", "limits", "graph", "posts", "venues", "systems", "devices", "reservations", "media", "gateway"];
+	const services = [
+		"$node",
+		"caches",
+		"description",
+		"users",
+		"sessions",
+		"limits",
+		"graph",
+		"posts",
+		"venues",
+		"systems",
+		"devices",
+		"reservations",
+		"media",
+		"gateway",
+	];
 	/** A request whose body never comes: the gateway holds it while it stops, as it would a slow client. */
 	const holdRequest = (port: number) =>
 		new Promise<net.Socket>(resolve => {
 			const socket = net.connect(port, "127.0.0.1", () => {
-				socket.write("POST /Users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+				socket.write(
+					"POST /Users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+				);
 				setTimeout(() => resolve(socket), 200);
 			});
 			socket.on("error", () => undefined);
@@ -57,7 +78,9 @@ describe("what `npm start` says", () => {
 		expect(atStart.filter(line => readyLine.test(line))).toHaveLength(1);
 		// A fresh store says once that it migrated each schema; besides that, the ready line alone.
 		expect(atStart.filter(line => !/Schema of \w+ migrated/.test(line)).length).toBeLessThanOrEqual(2);
-		expect(first.output()).not.toMatch(/Service '\w+' started|service is registered|Moleculer v|Registered \d+ middleware|\b(GET|POST|PUT|DELETE|PATCH)\s+\/\S*\s*$/m);
+		expect(first.output()).not.toMatch(
+			/Service '\w+' started|service is registered|Moleculer v|Registered \d+ middleware|\b(GET|POST|PUT|DELETE|PATCH)\s+\/\S*\s*$/m,
+		);
 		expect((await fetch(apiPage)).status).toBe(200);
 		first.child.kill("SIGTERM");
 		expect(await first.exited).toBe(0);
@@ -74,7 +97,9 @@ describe("what `npm start` says", () => {
 		const port = await freePort();
 		const proc = start({ PORT: String(port) });
 		await ready(proc);
-		const answer = await fetch(`http://127.0.0.1:${port}/health?access_token=secret-in-query`, { headers: { "X-Request-ID": "startup-req-1" } });
+		const answer = await fetch(`http://127.0.0.1:${port}/health?access_token=secret-in-query`, {
+			headers: { "X-Request-ID": "startup-req-1" },
+		});
 		expect(answer.status).toBe(200);
 		await until(() => /startup-req-1/.test(proc.output()), proc, 10_000);
 		const requestLines = lines(proc).filter(line => line.includes("/health"));
@@ -97,7 +122,11 @@ describe("what `npm start` says", () => {
 		held.destroy();
 		expect(await proc.exited).toBe(0);
 		expect(proc.output().match(/SIGINT received/g)).toHaveLength(1);
-		for (const name of services) expect({ name, stopped: proc.output().split(`Service '${name}' stopped.`).length - 1 }).toEqual({ name, stopped: 1 });
+		for (const name of services)
+			expect({ name, stopped: proc.output().split(`Service '${name}' stopped.`).length - 1 }).toEqual({
+				name,
+				stopped: 1,
+			});
 		expect(proc.output().match(/ServiceBroker is stopped/g)).toHaveLength(1);
 	});
 
@@ -110,7 +139,8 @@ describe("what `npm start` says", () => {
 		await until(() => /SIGINT received/.test(proc.output()), proc, 3000);
 		const secondAt = Date.now();
 		proc.child.kill("SIGINT");
-		// The gateway would wait up to 10 s for the held request; the second signal does not (5 s: a loaded machine took 3).
+		// The gateway would wait up to 10 s for the held request; the second signal does not (5 s: a loaded machine took
+		// 3).
 		expect(await proc.exited).toBe(130);
 		expect(Date.now() - secondAt).toBeLessThan(5000);
 		held.destroy();
@@ -132,7 +162,12 @@ describe("what `npm start` says", () => {
 			expect(answer.status).toBe(401);
 			await until(() => /"path":"\/auth"/.test(proc.output()), proc, 5000);
 			const audit = jsonLines(proc).find(line => line.message === "audit: sign-in failed");
-			expect(audit).toMatchObject({ level: "warn", event: "sign-in-failed", account: "mallory", requestID: "startup-audit-1" });
+			expect(audit).toMatchObject({
+				level: "warn",
+				event: "sign-in-failed",
+				account: "mallory",
+				requestID: "startup-audit-1",
+			});
 			expect(typeof audit?.address).toBe("string");
 			const request = jsonLines(proc).find(line => line.event === "request" && line.path === "/auth");
 			expect(request).toMatchObject({ level: "info", method: "POST", status: 401, requestID: "startup-audit-1" });
@@ -145,12 +180,24 @@ describe("what `npm start` says", () => {
 			// A gateway alone: the operation's service is nowhere, so the request fails with 503.
 			const proc = start({ PORT: String(port), LOG_FORMAT: "json", SERVICES: "gateway" });
 			await ready(proc);
-			const answer = await fetch(`http://127.0.0.1:${port}/Users?token=secret-in-query`, { headers: { "X-Request-ID": "startup-5xx-1" } });
+			const answer = await fetch(`http://127.0.0.1:${port}/Users?token=secret-in-query`, {
+				headers: { "X-Request-ID": "startup-5xx-1" },
+			});
 			expect(answer.status).toBe(503);
 			await until(() => /"level":"error"/.test(proc.output()), proc, 5000);
 			const failure = jsonLines(proc).find(line => line.level === "error");
-			expect(failure).toMatchObject({ event: "request-failed", method: "GET", path: "/Users", status: 503, requestID: "startup-5xx-1", caller: null });
-			expect(failure?.error).toMatchObject({ name: "ServiceNotFoundError", stack: expect.stringContaining("ServiceNotFoundError") });
+			expect(failure).toMatchObject({
+				event: "request-failed",
+				method: "GET",
+				path: "/Users",
+				status: 503,
+				requestID: "startup-5xx-1",
+				caller: null,
+			});
+			expect(failure?.error).toMatchObject({
+				name: "ServiceNotFoundError",
+				stack: expect.stringContaining("ServiceNotFoundError"),
+			});
 			expect(proc.output()).not.toContain("secret-in-query");
 			proc.child.kill("SIGTERM");
 			expect(await proc.exited).toBe(0);

@@ -26,8 +26,10 @@ import { MongoDevicesRepository, devicesMongoMigrations } from "../services/syst
 import { MongoReservationsRepository, reservationsMongoMigrations } from "../services/systems/reservations.mongo";
 import { MongoMediaRepository, mediaMongoMigrations } from "../services/systems/media.mongo";
 
-const times = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
-const settled = <T>(n: number, make: (i: number) => Promise<T>) => Promise.allSettled(Array.from({ length: n }, (_, i) => make(i)));
+const times = <T>(n: number, make: (i: number) => Promise<T>) =>
+	Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+const settled = <T>(n: number, make: (i: number) => Promise<T>) =>
+	Promise.allSettled(Array.from({ length: n }, (_, i) => make(i)));
 
 describe.each(storeEngines)("the systems domain's repositories on %s", engine => {
 	// The four services keep apart databases in a deployment, as here.
@@ -63,14 +65,27 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 	});
 
 	describe("systems, work items and service maps", () => {
-		const workItem = (fields: Partial<WorkItemRow> = {}): WorkItemRow => ({ Id: newGuid(), ShortDescription: "Fix it", CreatedTime: Date.now(), ...fields });
-		const mapOf = (item: WorkItemRow, systemId: number, referenceId: string): ServiceMapRow => ({ Id: newGuid(), SystemId: systemId, ReferenceId: referenceId, WorkItemId: item.Id, CreatedTime: Date.now() });
+		const workItem = (fields: Partial<WorkItemRow> = {}): WorkItemRow => ({
+			Id: newGuid(),
+			ShortDescription: "Fix it",
+			CreatedTime: Date.now(),
+			...fields,
+		});
+		const mapOf = (item: WorkItemRow, systemId: number, referenceId: string): ServiceMapRow => ({
+			Id: newGuid(),
+			SystemId: systemId,
+			ReferenceId: referenceId,
+			WorkItemId: item.Id,
+			CreatedTime: Date.now(),
+		});
 
 		test("system ids are 1, 2, 3 … ascending without gaps when created at once, and listed in that order", async () => {
 			const created = await times(10, i => systems.createSystem({ Name: `S${i}`, CreatedTime: 1000 + i }));
 			expect(created.map(s => s.Id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 			expect(await systems.findSystem(created[0].Id)).toEqual(created[0]);
-			expect((await systems.systems({ Offset: 0, Limit: 100 })).map(s => s.Id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+			expect((await systems.systems({ Offset: 0, Limit: 100 })).map(s => s.Id)).toEqual([
+				1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+			]);
 		});
 
 		test("systems paged by offset and by cursor agree; an unknown cursor is a 400 on AfterId; Limit 0 is empty", async () => {
@@ -84,7 +99,12 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 		test("imported systems keep their ids, and the counter moves past them and the former counter", async () => {
 			await systems.importSystem({ Id: 40, Name: "Imported", Url: "https://x.example", CreatedTime: 5 });
 			await systems.importSystem({ Id: 40, Name: "Imported again", CreatedTime: 6 });
-			expect(await systems.findSystem(40)).toEqual({ Id: 40, Name: "Imported", Url: "https://x.example", CreatedTime: 5 });
+			expect(await systems.findSystem(40)).toEqual({
+				Id: 40,
+				Name: "Imported",
+				Url: "https://x.example",
+				CreatedTime: 5,
+			});
 			expect((await systems.createSystem({ Name: "Next", CreatedTime: 7 })).Id).toBe(41);
 			await systems.importCounter(50);
 			await systems.importCounter(3);
@@ -97,7 +117,10 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			expect(await systems.findWorkItem(first.Id)).toEqual(first);
 			const items = await systemsStore.count("work_items", { reference_id: "PROJ-1" });
 			const second = workItem({ ReferenceId: "PROJ-1", SystemId: 1 });
-			await expect(systems.createWorkItem(second, mapOf(second, 1, "PROJ-1"))).rejects.toMatchObject({ code: 409, data: { errors: [{ FieldName: "ReferenceId" }] } });
+			await expect(systems.createWorkItem(second, mapOf(second, 1, "PROJ-1"))).rejects.toMatchObject({
+				code: 409,
+				data: { errors: [{ FieldName: "ReferenceId" }] },
+			});
 			expect(await systemsStore.count("work_items", { reference_id: "PROJ-1" })).toBe(items);
 			expect(await systems.findWorkItem(second.Id)).toBeUndefined();
 		});
@@ -123,7 +146,9 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 				return systems.createWorkItem(racing, mapOf(racing, 2, "EXT-9"));
 			});
 			expect(results.filter(r => r.status === "fulfilled")).toHaveLength(1);
-			expect(results.filter(r => r.status === "rejected").map(r => (r.reason as { code?: unknown }).code)).toEqual(Array(9).fill(409));
+			expect(results.filter(r => r.status === "rejected").map(r => (r.reason as { code?: unknown }).code)).toEqual(
+				Array(9).fill(409),
+			);
 			expect(await systemsStore.count("work_items", { reference_id: "EXT-9" })).toBe(before + 1);
 			expect(await systemsStore.count("service_maps", { reference_id: "EXT-9" })).toBe(1);
 		});
@@ -135,8 +160,12 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			const all = await systems.maps({ SystemId: 3 }, { Offset: 0, Limit: 100 });
 			expect(all).toHaveLength(12);
 			expect(all.map(m => m.CreatedTime)).toEqual([...all.map(m => m.CreatedTime)].sort((a, b) => a - b));
-			expect(await systems.maps({ SystemId: 3 }, { Offset: 0, Limit: 5, AfterId: all[4].Id })).toEqual(await systems.maps({ SystemId: 3 }, { Offset: 5, Limit: 5 }));
-			expect(await systems.maps({ SystemId: 3, ReferenceId: "R-7" }, { Offset: 0, Limit: 10 })).toEqual([all.find(m => m.ReferenceId === "R-7")]);
+			expect(await systems.maps({ SystemId: 3 }, { Offset: 0, Limit: 5, AfterId: all[4].Id })).toEqual(
+				await systems.maps({ SystemId: 3 }, { Offset: 5, Limit: 5 }),
+			);
+			expect(await systems.maps({ SystemId: 3, ReferenceId: "R-7" }, { Offset: 0, Limit: 10 })).toEqual([
+				all.find(m => m.ReferenceId === "R-7"),
+			]);
 			expect(await systems.maps({ ReferenceId: "R-7" }, { Offset: 0, Limit: 10 })).toHaveLength(1);
 			expect((await systems.maps({}, { Offset: 0, Limit: 1000 })).length).toBeGreaterThanOrEqual(14);
 			await expect(systems.maps({}, { Offset: 0, Limit: 5, AfterId: newGuid() })).rejects.toMatchObject({ code: 400 });
@@ -158,16 +187,29 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			await systems.importWorkItem(workItem({ ReferenceId: "CUT-1", SystemId: 4 }));
 			const retried = workItem({ ReferenceId: "CUT-1", SystemId: 4 });
 			expect(await systems.createWorkItem(retried, mapOf(retried, 4, "CUT-1"))).toEqual(retried);
-			expect(await systems.maps({ SystemId: 4, ReferenceId: "CUT-1" }, { Offset: 0, Limit: 10 })).toMatchObject([{ WorkItemId: retried.Id }]);
+			expect(await systems.maps({ SystemId: 4, ReferenceId: "CUT-1" }, { Offset: 0, Limit: 10 })).toMatchObject([
+				{ WorkItemId: retried.Id },
+			]);
 		});
 
 		test("a work item keeps its optional fields, and leaves out those it has not", async () => {
-			const full = workItem({ LongDescription: "Long", ReferenceId: "FULL-1", SystemId: 5, Url: "https://w.example", DefaultVenueId: newGuid(), CreatedBy: newGuid() });
+			const full = workItem({
+				LongDescription: "Long",
+				ReferenceId: "FULL-1",
+				SystemId: 5,
+				Url: "https://w.example",
+				DefaultVenueId: newGuid(),
+				CreatedBy: newGuid(),
+			});
 			expect(await systems.createWorkItem(full)).toEqual(full);
 			expect(await systems.findWorkItem(full.Id)).toEqual(full);
 			const bare = workItem();
 			await systems.createWorkItem(bare);
-			expect(Object.keys((await systems.findWorkItem(bare.Id))!).sort()).toEqual(["CreatedTime", "Id", "ShortDescription"]);
+			expect(Object.keys((await systems.findWorkItem(bare.Id))!).sort()).toEqual([
+				"CreatedTime",
+				"Id",
+				"ShortDescription",
+			]);
 			expect(await systems.findWorkItem(newGuid())).toBeUndefined();
 			expect(await systems.findSystem(9999)).toBeUndefined();
 		});
@@ -177,9 +219,23 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 		test("10 identical CreateUserDevice at once make one row, and every call answers with it", async () => {
 			const userId = newGuid();
 			const token = "apns-" + "a".repeat(4000);
-			const replies = await times(10, () => devices.register({ Id: newGuid(), UserId: userId, DeviceToken: token, Platform: "iOS", CreatedTime: Date.now() }));
+			const replies = await times(10, () =>
+				devices.register({
+					Id: newGuid(),
+					UserId: userId,
+					DeviceToken: token,
+					Platform: "iOS",
+					CreatedTime: Date.now(),
+				}),
+			);
 			expect(new Set(replies.map(d => d.Id)).size).toBe(1);
-			expect(replies[0]).toEqual({ Id: replies[0].Id, UserId: userId, DeviceToken: token, Platform: "iOS", CreatedTime: expect.any(Number) });
+			expect(replies[0]).toEqual({
+				Id: replies[0].Id,
+				UserId: userId,
+				DeviceToken: token,
+				Platform: "iOS",
+				CreatedTime: expect.any(Number),
+			});
 			expect(await devicesStore.count("user_devices", { user_id: userId })).toBe(1);
 			expect(await devices.unregister(newGuid(), replies[0].Id)).toBeUndefined();
 			expect(await devices.unregister(userId, replies[0].Id)).toEqual(replies[0]);
@@ -188,11 +244,16 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 
 		test("a user's devices paged by offset and by cursor agree", async () => {
 			const userId = newGuid();
-			for (let i = 0; i < 9; i++) await devices.register({ Id: newGuid(), UserId: userId, DeviceToken: `t${i}`, CreatedTime: 10 + (i % 3) });
+			for (let i = 0; i < 9; i++)
+				await devices.register({ Id: newGuid(), UserId: userId, DeviceToken: `t${i}`, CreatedTime: 10 + (i % 3) });
 			const all = await devices.ofUser(userId, { Offset: 0, Limit: 100 });
 			expect(all).toHaveLength(9);
-			expect(await devices.ofUser(userId, { Offset: 0, Limit: 4, AfterId: all[3].Id })).toEqual(await devices.ofUser(userId, { Offset: 4, Limit: 4 }));
-			await expect(devices.ofUser(newGuid(), { Offset: 0, Limit: 4, AfterId: all[3].Id })).rejects.toMatchObject({ code: 400 });
+			expect(await devices.ofUser(userId, { Offset: 0, Limit: 4, AfterId: all[3].Id })).toEqual(
+				await devices.ofUser(userId, { Offset: 4, Limit: 4 }),
+			);
+			await expect(devices.ofUser(newGuid(), { Offset: 0, Limit: 4, AfterId: all[3].Id })).rejects.toMatchObject({
+				code: 400,
+			});
 			expect(await devices.ofUser(userId, { Offset: 0, Limit: 0 })).toEqual([]);
 		});
 
@@ -209,20 +270,48 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 	});
 
 	describe("media records", () => {
-		const picture = (ownerId: string, createdTime: number): MediaRow => ({ Id: newGuid(), Kind: "Picture", OwnerId: ownerId, ContentType: "image/png", Size: 10, ETag: "e", CreatedTime: createdTime });
+		const picture = (ownerId: string, createdTime: number): MediaRow => ({
+			Id: newGuid(),
+			Kind: "Picture",
+			OwnerId: ownerId,
+			ContentType: "image/png",
+			Size: 10,
+			ETag: "e",
+			CreatedTime: createdTime,
+		});
 
 		test("the current avatar is the latest; an owner's pictures paged by offset and by cursor agree", async () => {
 			const userId = newGuid();
-			await media.create({ Id: newGuid(), Kind: "Avatar", UserId: userId, ContentType: "image/png", Size: 1, ETag: "a", CreatedTime: 1 });
-			const latest = await media.create({ Id: newGuid(), Kind: "Avatar", UserId: userId, ContentType: "image/gif", Size: 2, ETag: "b", CreatedTime: 2 });
+			await media.create({
+				Id: newGuid(),
+				Kind: "Avatar",
+				UserId: userId,
+				ContentType: "image/png",
+				Size: 1,
+				ETag: "a",
+				CreatedTime: 1,
+			});
+			const latest = await media.create({
+				Id: newGuid(),
+				Kind: "Avatar",
+				UserId: userId,
+				ContentType: "image/gif",
+				Size: 2,
+				ETag: "b",
+				CreatedTime: 2,
+			});
 			expect(await media.currentAvatar(userId)).toEqual(latest);
 			expect(await media.find(latest.Id)).toEqual(latest);
 
 			for (let i = 0; i < 7; i++) await media.create(picture(userId, 5 + (i % 2)));
 			const all = await media.picturesOf(userId, { Offset: 0, Limit: 100 });
 			expect(all).toHaveLength(7);
-			expect(await media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: all[2].Id })).toEqual(await media.picturesOf(userId, { Offset: 3, Limit: 3 }));
-			await expect(media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: latest.Id })).rejects.toMatchObject({ code: 400 });
+			expect(await media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: all[2].Id })).toEqual(
+				await media.picturesOf(userId, { Offset: 3, Limit: 3 }),
+			);
+			await expect(media.picturesOf(userId, { Offset: 0, Limit: 3, AfterId: latest.Id })).rejects.toMatchObject({
+				code: 400,
+			});
 			expect(await media.picturesOf(userId, { Offset: 0, Limit: 0 })).toEqual([]);
 		});
 
@@ -253,7 +342,15 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 	});
 
 	describe("reservations: the conversion claim", () => {
-		const reservation = async (fields: Partial<ReservationRow> = {}) => reservations.create({ Id: newGuid(), Email: "guest@example.org", InvitedBy: newGuid(), ExpirationDate: Date.now() + 60_000, CreatedTime: Date.now(), ...fields });
+		const reservation = async (fields: Partial<ReservationRow> = {}) =>
+			reservations.create({
+				Id: newGuid(),
+				Email: "guest@example.org",
+				InvitedBy: newGuid(),
+				ExpirationDate: Date.now() + 60_000,
+				CreatedTime: Date.now(),
+				...fields,
+			});
 
 		test("open → pending (one attempt of many at once) → done; a done reservation is never claimed again", async () => {
 			const r = await reservation({ FirstName: "Gue" });
@@ -268,11 +365,20 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			const userId = newGuid();
 			expect(await reservations.recordAccount(r.Id, loser, newGuid(), now)).toBe(false);
 			expect(await reservations.recordAccount(r.Id, winner, userId, now)).toBe(true);
-			expect((await reservations.find(r.Id))?.conversion).toEqual({ State: "pending", AttemptId: winner, UserId: userId, ClaimedTime: now });
+			expect((await reservations.find(r.Id))?.conversion).toEqual({
+				State: "pending",
+				AttemptId: winner,
+				UserId: userId,
+				ClaimedTime: now,
+			});
 			expect(await reservations.renew(r.Id, loser, now)).toBe(false);
 			expect(await reservations.finish(r.Id, loser, now)).toBe(false);
 			expect(await reservations.finish(r.Id, winner, now + 1)).toBe(true);
-			expect((await reservations.find(r.Id))?.conversion).toMatchObject({ State: "done", UserId: userId, ConvertedTime: now + 1 });
+			expect((await reservations.find(r.Id))?.conversion).toMatchObject({
+				State: "done",
+				UserId: userId,
+				ConvertedTime: now + 1,
+			});
 			expect(await reservations.claim(r.Id, newGuid(), now + 10 ** 9, now + 10 ** 9)).toBeUndefined();
 			expect(await reservations.release(r.Id, winner)).toBe(false);
 		});
@@ -307,7 +413,9 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			expect(await reservations.renew(r.Id, cutOff, later)).toBe(false);
 			expect(await reservations.finish(r.Id, cutOff, later)).toBe(false);
 			// A retry cut off while undoing leaves the same account named, for the next retry to undo again.
-			expect(await reservations.claim(r.Id, newGuid(), later + 120_000, later + 60_000)).toEqual({ staleUserId: orphan });
+			expect(await reservations.claim(r.Id, newGuid(), later + 120_000, later + 60_000)).toEqual({
+				staleUserId: orphan,
+			});
 			expect(await reservations.finish(r.Id, retry, later)).toBe(false);
 		});
 
@@ -325,7 +433,13 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 		});
 
 		test("the claims cut off are those pending and not heard of since, at most as many as asked; open and done ones are not", async () => {
-			const [a, b, fresh, finished, open] = [await reservation(), await reservation(), await reservation(), await reservation(), await reservation()];
+			const [a, b, fresh, finished, open] = [
+				await reservation(),
+				await reservation(),
+				await reservation(),
+				await reservation(),
+				await reservation(),
+			];
 			for (const [r, heard] of [
 				[a, 1000],
 				[b, 1200],
@@ -358,14 +472,38 @@ describe("the former embedded store's systems collections", () => {
 			const userId = newGuid();
 			await write("systems", [{ _id: "7", SystemId: 7, Name: "Jira", CreatedTime: 1 }]);
 			await write("counters", [{ _id: "systems", Value: 8 }]);
-			await write("workItems", [{ _id: item, ShortDescription: "Door", SystemId: 7, ReferenceId: "J-1", CreatedTime: 2 }]);
+			await write("workItems", [
+				{ _id: item, ShortDescription: "Door", SystemId: 7, ReferenceId: "J-1", CreatedTime: 2 },
+			]);
 			await write("serviceMaps", [
 				{ _id: newGuid(), SystemId: 7, ReferenceId: "J-1", WorkItemId: item, MapKey: "7:J-1", CreatedTime: 3 },
 				{ _id: newGuid(), SystemId: 7, ReferenceId: "J-2", WorkItemId: newGuid(), MapKey: "7:J-2", CreatedTime: 4 },
 			]);
-			await write("devices", [{ _id: newGuid(), UserId: userId, DeviceToken: "tok", DeviceKey: "x", Platform: "iOS", CreatedTime: 5 }]);
-			await write("reservations", [{ _id: reservation, Email: "a@example.org", InvitedBy: userId, Converted: true, ConvertedTime: 9, ExpirationDate: 10, CreatedTime: 6 }]);
-			await write("media", [{ _id: newGuid(), Kind: "Avatar", UserId: userId, ContentType: "image/png", Size: 3, ETag: "e", CreatedTime: 7 }]);
+			await write("devices", [
+				{ _id: newGuid(), UserId: userId, DeviceToken: "tok", DeviceKey: "x", Platform: "iOS", CreatedTime: 5 },
+			]);
+			await write("reservations", [
+				{
+					_id: reservation,
+					Email: "a@example.org",
+					InvitedBy: userId,
+					Converted: true,
+					ConvertedTime: 9,
+					ExpirationDate: 10,
+					CreatedTime: 6,
+				},
+			]);
+			await write("media", [
+				{
+					_id: newGuid(),
+					Kind: "Avatar",
+					UserId: userId,
+					ContentType: "image/png",
+					Size: 3,
+					ETag: "e",
+					CreatedTime: 7,
+				},
+			]);
 
 			const db = new SqliteDatabase(undefined);
 			const systems = new SystemsRepository(db);
@@ -385,7 +523,9 @@ describe("the former embedded store's systems collections", () => {
 			expect(await systems.findSystem(7)).toEqual({ Id: 7, Name: "Jira", CreatedTime: 1 });
 			expect((await systems.createSystem({ Name: "Next", CreatedTime: 8 })).Id).toBe(9);
 			expect((await systems.maps({ SystemId: 7 }, { Offset: 0, Limit: 10 })).map(m => m.ReferenceId)).toEqual(["J-1"]);
-			expect(await devices.ofUser(userId, { Offset: 0, Limit: 10 })).toMatchObject([{ DeviceToken: "tok", Platform: "iOS" }]);
+			expect(await devices.ofUser(userId, { Offset: 0, Limit: 10 })).toMatchObject([
+				{ DeviceToken: "tok", Platform: "iOS" },
+			]);
 			expect((await reservations.find(reservation))?.conversion).toEqual({ State: "done", ConvertedTime: 9 });
 			expect(await media.currentAvatar(userId)).toMatchObject({ Kind: "Avatar", ETag: "e" });
 			await db.close();

@@ -17,13 +17,16 @@ describe("timelines", () => {
 	});
 	afterAll(() => plaza.stop());
 
-	const post = async (author: Session, fields: Record<string, unknown> = {}) => (await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "hello", ...fields })).body;
-	const home = async (reader: Session, query = "") => ((await reader.http<Records>("GET", `/Users/${reader.userId}/Feed?Limit=50${query}`)).body ?? []).map(p => p.Id);
+	const post = async (author: Session, fields: Record<string, unknown> = {}) =>
+		(await author.http("POST", "/Posts", { AuthorId: author.userId, Content: "hello", ...fields })).body;
+	const home = async (reader: Session, query = "") =>
+		((await reader.http<Records>("GET", `/Users/${reader.userId}/Feed?Limit=50${query}`)).body ?? []).map(p => p.Id);
 
 	test("a connection brings the other's posts in, its removal takes them out, and a new post reaches the connected at once", async () => {
 		const before = await post(bob, { Content: "before we met" });
 		expect(await home(ann)).not.toContain(before.Id);
-		const pair = (await ann.http<Records>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId })).body;
+		const pair = (await ann.http<Records>("POST", "/Connections", { OwnerId: ann.userId, ConnectToId: bob.userId }))
+			.body;
 		expect(await home(ann)).toContain(before.Id);
 		const after = await post(bob, { Content: "now we know each other" });
 		expect((await home(ann)).slice(0, 2)).toEqual([after.Id, before.Id]);
@@ -38,7 +41,9 @@ describe("timelines", () => {
 		const secret = await post(bob, { IsPrivate: true, Content: "for ann" });
 		expect(await home(cat)).not.toContain(secret.Id);
 		expect((await cat.http("GET", `/Posts/${secret.Id}`)).status).toBe(404);
-		expect((await cat.http("GET", `/Users/${bob.userId}/Posts`)).body).not.toContainEqual(expect.objectContaining({ Id: secret.Id }));
+		expect((await cat.http("GET", `/Users/${bob.userId}/Posts`)).body).not.toContainEqual(
+			expect.objectContaining({ Id: secret.Id }),
+		);
 		expect((await bob.http("POST", `/Posts/${secret.Id}/Recipients`, { RecipientId: cat.userId })).status).toBe(200);
 		expect(await home(cat)).toContain(secret.Id);
 		expect((await cat.http<Records>("GET", `/Users/${bob.userId}/Posts`)).body.map(p => p.Id)).toContain(secret.Id);
@@ -53,11 +58,24 @@ describe("timelines", () => {
 		const rest = await cat.http<Records>("GET", `/Users/${author.userId}/Posts?Limit=3`);
 		expect(rest.status).toBe(200);
 		expect(rest.body.map(p => p.Id)).toEqual(written.slice(0, 3));
-		expect((await cat.http<Records>("GET", `/Users/${author.userId}/Posts?Limit=3&AfterId=${written[2]}`)).body.map(p => p.Id)).toEqual(written.slice(3));
-		expect((await cat.http<Records>("POST", "/json/reply/UserPosts", { UserId: author.userId, Offset: 1, Limit: 2 })).body.map(p => p.Id)).toEqual(written.slice(1, 3));
-		expect((await author.http<Records>("GET", `/Users/${author.userId}/Posts?Limit=1`)).body.map(p => p.Id)).toEqual([hidden.Id]);
+		expect(
+			(await cat.http<Records>("GET", `/Users/${author.userId}/Posts?Limit=3&AfterId=${written[2]}`)).body.map(
+				p => p.Id,
+			),
+		).toEqual(written.slice(3));
+		expect(
+			(
+				await cat.http<Records>("POST", "/json/reply/UserPosts", { UserId: author.userId, Offset: 1, Limit: 2 })
+			).body.map(p => p.Id),
+		).toEqual(written.slice(1, 3));
+		expect((await author.http<Records>("GET", `/Users/${author.userId}/Posts?Limit=1`)).body.map(p => p.Id)).toEqual([
+			hidden.Id,
+		]);
 		// SOAP writes GUIDs with dashes, the JSON routes without.
-		const soap = JSON.stringify((await call(await soapClient(plaza, { "X-ss-id": cat.token }), "UserPosts", { UserId: author.userId, Limit: 2 })).result).replace(/-/g, "");
+		const soap = JSON.stringify(
+			(await call(await soapClient(plaza, { "X-ss-id": cat.token }), "UserPosts", { UserId: author.userId, Limit: 2 }))
+				.result,
+		).replace(/-/g, "");
 		expect(soap).toContain(written[0]);
 		expect(soap).not.toContain(hidden.Id);
 		expect((await cat.http("GET", "/Users/0123456789abcdef0123456789abcdef/Posts")).status).toBe(404);

@@ -15,7 +15,10 @@ interface ZipkinSpan {
 	tags?: Record<string, string>;
 }
 
-/** A stand-in for an operator's collector (an OpenTelemetry collector's zipkin receiver): keeps what is posted to /api/v2/spans. */
+/**
+ * A stand-in for an operator's collector (an OpenTelemetry collector's zipkin receiver): keeps what is posted to
+ * /api/v2/spans.
+ */
 async function fakeZipkin(): Promise<{ server: Server; url: string; spans: ZipkinSpan[]; bodies: string[] }> {
 	const spans: ZipkinSpan[] = [];
 	const bodies: string[] = [];
@@ -52,10 +55,19 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 		cluster = await TestCluster.start();
 		const tracing = { TRACING_EXPORTER: "zipkin", TRACING_ENDPOINT: zipkin.url };
 		const port = await freePort();
-		await Promise.all([cluster.startNode("users-1", "users", tracing), cluster.startNode("gateway-1", "gateway", { ...tracing, PORT: String(port) })]);
+		await Promise.all([
+			cluster.startNode("users-1", "users", tracing),
+			cluster.startNode("gateway-1", "gateway", { ...tracing, PORT: String(port) }),
+		]);
 		gateway = new GatewayClient(`http://127.0.0.1:${port}`);
 		// Until the gateway has found the users node: a sign-in then answers 401, not 503.
-		for (let tries = 0; (await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 && tries < 100; tries++) await sleep(200);
+		for (
+			let tries = 0;
+			(await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 &&
+			tries < 100;
+			tries++
+		)
+			await sleep(200);
 	}, 60_000);
 	afterAll(async () => {
 		await cluster?.stop();
@@ -68,8 +80,22 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 	test("the trace id is on both processes' log lines and spans; no password or session id is exported", async () => {
 		const userName = `tracer${Date.now()}`;
 		const password = "the password no trace may hold";
-		expect((await gateway.call("POST", "/register", { UserName: userName, Password: password, FirstName: "Trace", LastName: "Able" })).status).toBe(200);
-		const signIn = await gateway.call("POST", "/auth/credentials", { UserName: userName, Password: password }, { traceparent: `00-${traceId}-${callerSpan}-01` });
+		expect(
+			(
+				await gateway.call("POST", "/register", {
+					UserName: userName,
+					Password: password,
+					FirstName: "Trace",
+					LastName: "Able",
+				})
+			).status,
+		).toBe(200);
+		const signIn = await gateway.call(
+			"POST",
+			"/auth/credentials",
+			{ UserName: userName, Password: password },
+			{ traceparent: `00-${traceId}-${callerSpan}-01` },
+		);
 		expect(signIn.status).toBe(200);
 		const sessionId = String(signIn.body.SessionId);
 		expect(signIn.headers.get("x-request-id")).toBe(traceId);
@@ -78,8 +104,16 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 		const gatewaySpan = answered?.[2];
 
 		// Log lines: the gateway's request line (written once the answer is sent) and the users node's call lines.
-		for (let waited = 0; waited < 2_000 && !cluster.logLines("gateway-1").some(line => line.requestID === traceId && line.event === "request"); waited += 50) await sleep(50);
-		expect(cluster.logLines("gateway-1").find(line => line.requestID === traceId && line.event === "request")).toMatchObject({ path: "/auth/credentials", status: 200 });
+		for (
+			let waited = 0;
+			waited < 2_000 &&
+			!cluster.logLines("gateway-1").some(line => line.requestID === traceId && line.event === "request");
+			waited += 50
+		)
+			await sleep(50);
+		expect(
+			cluster.logLines("gateway-1").find(line => line.requestID === traceId && line.event === "request"),
+		).toMatchObject({ path: "/auth/credentials", status: 200 });
 		expect(
 			cluster
 				.logLines("users-1")
@@ -89,14 +123,26 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 
 		// Spans: each process posts its own every 5 s.
 		const ofTrace = () => zipkin.spans.filter(span => span.traceId === traceId);
-		for (let waited = 0; waited < 12_000 && !["HTTP POST", "users.verifyCredentials"].every(name => ofTrace().some(span => span.name.includes(name))); waited += 200) await sleep(200);
+		for (
+			let waited = 0;
+			waited < 12_000 &&
+			!["HTTP POST", "users.verifyCredentials"].every(name => ofTrace().some(span => span.name.includes(name)));
+			waited += 200
+		)
+			await sleep(200);
 		const spans = ofTrace();
 		const http = spans.find(span => span.name === "HTTP POST");
 		expect(http).toMatchObject({ id: gatewaySpan, parentId: callerSpan, localEndpoint: { serviceName: "gateway" } });
-		expect(http?.tags).toMatchObject({ "http.path": "/auth/credentials", "http.status_code": "200", operation: "Auth" });
+		expect(http?.tags).toMatchObject({
+			"http.path": "/auth/credentials",
+			"http.status_code": "200",
+			operation: "Auth",
+		});
 		const authenticate = spans.find(span => span.name.includes("sessions.authenticate"));
 		expect(authenticate).toMatchObject({ parentId: gatewaySpan, localEndpoint: { serviceName: "sessions" } });
-		expect(spans.find(span => span.name.includes("users.verifyCredentials"))).toMatchObject({ parentId: authenticate?.id });
+		expect(spans.find(span => span.name.includes("users.verifyCredentials"))).toMatchObject({
+			parentId: authenticate?.id,
+		});
 		const exported = zipkin.bodies.join("\n");
 		expect(exported).not.toContain(password);
 		expect(exported).not.toContain(sessionId);
@@ -113,15 +159,29 @@ describeCluster("a trace on a service node's short log lines", () => {
 	beforeAll(async () => {
 		cluster = await TestCluster.start();
 		const port = await freePort();
-		await Promise.all([cluster.startNode("users-1", "users", { LOG_FORMAT: "short" }), cluster.startNode("gateway-1", "gateway", { PORT: String(port) })]);
+		await Promise.all([
+			cluster.startNode("users-1", "users", { LOG_FORMAT: "short" }),
+			cluster.startNode("gateway-1", "gateway", { PORT: String(port) }),
+		]);
 		gateway = new GatewayClient(`http://127.0.0.1:${port}`);
-		for (let tries = 0; (await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 && tries < 100; tries++) await sleep(200);
+		for (
+			let tries = 0;
+			(await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 &&
+			tries < 100;
+			tries++
+		)
+			await sleep(200);
 	}, 60_000);
 	afterAll(() => cluster?.stop(), 60_000);
 
 	test("each call the node serves is an info line carrying the request's trace id", async () => {
 		const traceId = "1af7651916cd43dd8448eb211c80319d";
-		const reply = await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "wrong" }, { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
+		const reply = await gateway.call(
+			"POST",
+			"/auth/credentials",
+			{ UserName: "nobody", Password: "wrong" },
+			{ traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+		);
 		expect(reply.status).toBe(401);
 		const lines = () =>
 			cluster
@@ -143,13 +203,22 @@ describe("Zipkin export in one process", () => {
 	let answered = "";
 	beforeAll(async () => {
 		zipkin = await fakeZipkin();
-		plaza = await startPlaza({ cluster: { ...defaultConfig().cluster, traceExport: { kind: "zipkin", endpoint: zipkin.url } } });
+		plaza = await startPlaza({
+			cluster: { ...defaultConfig().cluster, traceExport: { kind: "zipkin", endpoint: zipkin.url } },
+		});
 		const member = await plaza.signUp({ Password: password });
-		const signIn = await plaza.http<{ SessionId: string }>("POST", "/auth/credentials", { UserName: member.userName, Password: password }, { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" });
+		const signIn = await plaza.http<{ SessionId: string }>(
+			"POST",
+			"/auth/credentials",
+			{ UserName: member.userName, Password: password },
+			{ traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+		);
 		sessionId = signIn.body.SessionId;
 		answered = signIn.headers.get("traceparent") ?? "";
 		await plaza.http("GET", "/operations", undefined, { "X-Request-ID": "caller-chosen-2" });
-		await plaza.http("GET", "/operations", undefined, { traceparent: "00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00" });
+		await plaza.http("GET", "/operations", undefined, {
+			traceparent: "00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
+		});
 		// Stopping sends what the 5 s timer has not yet sent.
 		await plaza.stop();
 	});
@@ -166,7 +235,9 @@ describe("Zipkin export in one process", () => {
 
 	test("every trace id is one a collector takes (32 hex digits), a caller's X-Request-ID included; a trace the caller did not sample is not sent", () => {
 		expect(zipkin.spans.length).toBeGreaterThan(3);
-		expect(zipkin.spans.filter(span => !/^[0-9a-f]{32}$/.test(span.traceId) || !/^[0-9a-f]{16}$/.test(span.id))).toEqual([]);
+		expect(
+			zipkin.spans.filter(span => !/^[0-9a-f]{32}$/.test(span.traceId) || !/^[0-9a-f]{16}$/.test(span.id)),
+		).toEqual([]);
 		// Of the two /operations requests, the X-Request-ID one only.
 		expect(zipkin.spans.filter(span => span.tags?.["http.path"] === "/operations")).toHaveLength(1);
 		expect(zipkin.spans.filter(span => span.traceId === "5bf92f3577b34da6a3ce929d0e0e4736")).toEqual([]);
@@ -176,8 +247,13 @@ describe("Zipkin export in one process", () => {
 describe("TRACING_EXPORTER", () => {
 	test("is off unless set; zipkin takes the collector's URL from TRACING_ENDPOINT, and is refused without one", () => {
 		expect(loadConfig({}).cluster.traceExport).toBeUndefined();
-		expect(loadConfig({ TRACING_EXPORTER: "zipkin", TRACING_ENDPOINT: "http://otel-collector:9411/api/v2/spans" }).cluster.traceExport).toEqual({ kind: "zipkin", endpoint: "http://otel-collector:9411/api/v2/spans" });
+		expect(
+			loadConfig({ TRACING_EXPORTER: "zipkin", TRACING_ENDPOINT: "http://otel-collector:9411/api/v2/spans" }).cluster
+				.traceExport,
+		).toEqual({ kind: "zipkin", endpoint: "http://otel-collector:9411/api/v2/spans" });
 		expect(() => loadConfig({ TRACING_EXPORTER: "zipkin" })).toThrow(/TRACING_ENDPOINT/);
-		expect(() => loadConfig({ TRACING_EXPORTER: "jaeger", TRACING_ENDPOINT: "http://x:1" })).toThrow(/TRACING_EXPORTER/);
+		expect(() => loadConfig({ TRACING_EXPORTER: "jaeger", TRACING_ENDPOINT: "http://x:1" })).toThrow(
+			/TRACING_EXPORTER/,
+		);
 	});
 });

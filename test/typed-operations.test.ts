@@ -2,7 +2,16 @@ import path from "node:path";
 import ts from "typescript";
 import { serviceFactories } from "../plaza";
 import { defaultConfig } from "../shared/config";
-import { catalogue, Operation, operations, postsOperations, RequestOf, ResponseOf, route, usersOperations } from "../shared/catalogue";
+import {
+	catalogue,
+	Operation,
+	operations,
+	postsOperations,
+	RequestOf,
+	ResponseOf,
+	route,
+	usersOperations,
+} from "../shared/catalogue";
 import { actionKeyOf, operationImplementedBy, typedService } from "../shared/implement";
 import { w } from "../shared/wire/schema";
 
@@ -23,7 +32,12 @@ function registeredActions(): Registered[] {
 	return Object.values(serviceFactories)
 		.flat()
 		.map(factory => factory(config))
-		.flatMap(schema => Object.entries(schema.actions ?? {}).map(([key, action]) => ({ wireName: `${schema.name}.${key}`, implements: operationImplementedBy(action) })));
+		.flatMap(schema =>
+			Object.entries(schema.actions ?? {}).map(([key, action]) => ({
+				wireName: `${schema.name}.${key}`,
+				implements: operationImplementedBy(action),
+			})),
+		);
 }
 
 describe("every catalogue operation", () => {
@@ -34,7 +48,9 @@ describe("every catalogue operation", () => {
 			const implementing = actions.filter(a => a.implements === op).map(a => a.wireName);
 			const named = actions.filter(a => a.wireName === op.action).length;
 			const expected = [op.action];
-			return JSON.stringify(implementing) === JSON.stringify(expected) && named === 1 ? [] : [`${op.name}: implemented as [${implementing.join(", ")}], ${named} action(s) named ${op.action}`];
+			return JSON.stringify(implementing) === JSON.stringify(expected) && named === 1
+				? []
+				: [`${op.name}: implemented as [${implementing.join(", ")}], ${named} action(s) named ${op.action}`];
 		});
 		expect(wrong).toEqual([]);
 	});
@@ -70,7 +86,12 @@ describe("the compiler", () => {
 	const { implement } = typedService<{ known(): void }>();
 
 	it("types an action's params and answer from its entry", () => {
-		const params: RequestOf<typeof postsOperations.CreatePost> = { AuthorId: "a", Content: "c", IsPrivate: false, MessageType: 0 };
+		const params: RequestOf<typeof postsOperations.CreatePost> = {
+			AuthorId: "a",
+			Content: "c",
+			IsPrivate: false,
+			MessageType: 0,
+		};
 		const answer: ResponseOf<typeof usersOperations.AllUsers> = [{ Id: "a", FirstName: "Ann" }];
 		// @ts-expect-error AuthorId is required by CreatePost (w.guid().required())
 		const missing: RequestOf<typeof postsOperations.CreatePost> = { Content: "c", IsPrivate: false, MessageType: 0 };

@@ -62,7 +62,14 @@ describe("users operations through the gateway", () => {
 			"UpdatedTime",
 			"Cloaked",
 		]);
-		expect(user).toMatchObject({ FirstName: "Ada", Interests: ["poetry", "mathematics"], Connections: [], Networks: [], Subscriptions: [], Cloaked: false });
+		expect(user).toMatchObject({
+			FirstName: "Ada",
+			Interests: ["poetry", "mathematics"],
+			Connections: [],
+			Networks: [],
+			Subscriptions: [],
+			Cloaked: false,
+		});
 		expect(user.Id).toMatch(/^[0-9a-f]{32}$/);
 		expect(await storedUser(plaza, user.Id)).toMatchObject({ first_name: "Ada", email: "ada@example.org" });
 	});
@@ -88,10 +95,15 @@ describe("users operations through the gateway", () => {
 		const fields = { FirstName: "Linus", LastName: "Torvalds", Interests: ["kernels"] };
 		const rest = await plaza.admin("POST", "/Users", fields);
 		const generic = await plaza.admin("POST", "/json/reply/CreateUser", fields);
-		const form = await plaza.http("POST", "/json/reply/CreateUser", "FirstName=Linus&LastName=Torvalds&Interests=kernels", {
-			"Content-Type": "application/x-www-form-urlencoded",
-			Authorization: `Bearer ${ADMIN_KEY}`,
-		});
+		const form = await plaza.http(
+			"POST",
+			"/json/reply/CreateUser",
+			"FirstName=Linus&LastName=Torvalds&Interests=kernels",
+			{
+				"Content-Type": "application/x-www-form-urlencoded",
+				Authorization: `Bearer ${ADMIN_KEY}`,
+			},
+		);
 		for (const reply of [rest, generic, form]) expect(reply.status).toBe(200);
 		const strip = (u: WireRecord) => ({ ...u, Id: undefined, CreatedTime: undefined, UpdatedTime: undefined });
 		expect(strip(generic.body)).toEqual(strip(rest.body));
@@ -100,7 +112,12 @@ describe("users operations through the gateway", () => {
 	});
 
 	test("input binding ignores the case of field names and drops unknown fields", async () => {
-		const reply = await plaza.admin("POST", "/json/reply/createuser", { firstname: "Case", LASTNAME: "Folded", jobTitle: "Tester", Password2: "x" });
+		const reply = await plaza.admin("POST", "/json/reply/createuser", {
+			firstname: "Case",
+			LASTNAME: "Folded",
+			jobTitle: "Tester",
+			Password2: "x",
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.body).toMatchObject({ FirstName: "Case", LastName: "Folded", JobTitle: "Tester" });
 		expect(Object.keys((await storedUser(plaza, reply.body.Id))!)).not.toContain("password2");
@@ -120,12 +137,23 @@ describe("users operations through the gateway", () => {
 		const body = { FirstName: "Renamed", LastName: "Person", CompanyName: "", Cloaked: true, Interests: ["chess"] };
 		const rest = await plaza.admin("PUT", `/Internal/Users/${created.Id}`, body);
 		expect(rest.status).toBe(200);
-		expect(rest.body).toMatchObject({ Id: created.Id, FirstName: "Renamed", JobTitle: "Engineer", Email: "update@example.org", Cloaked: true, Interests: ["chess"] });
+		expect(rest.body).toMatchObject({
+			Id: created.Id,
+			FirstName: "Renamed",
+			JobTitle: "Engineer",
+			Email: "update@example.org",
+			Cloaked: true,
+			Interests: ["chess"],
+		});
 		expect(rest.body).not.toHaveProperty("CompanyName");
 		expect(rest.body.CreatedTime).toBe(created.CreatedTime);
 		expect(rest.body.UpdatedTime).not.toBe(created.UpdatedTime);
 
-		const generic = await plaza.admin("POST", "/json/reply/UpdateUserInternal", { ...body, Id: created.Id, FirstName: "Again" });
+		const generic = await plaza.admin("POST", "/json/reply/UpdateUserInternal", {
+			...body,
+			Id: created.Id,
+			FirstName: "Again",
+		});
 		expect(generic.status).toBe(200);
 		expect(generic.body).toMatchObject({ Id: created.Id, FirstName: "Again", Cloaked: true });
 		const stored = await storedUser(plaza, created.Id);
@@ -137,13 +165,18 @@ describe("users operations through the gateway", () => {
 		const created = await createUser(plaza, { FirstName: "Keep" });
 		const reply = await plaza.admin<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, { LastName: "Only" });
 		expect(reply.status).toBe(400);
-		expect(reply.body.ResponseStatus.Errors).toEqual([{ ErrorCode: "NotEmpty", FieldName: "FirstName", Message: "FirstName is required" }]);
+		expect(reply.body.ResponseStatus.Errors).toEqual([
+			{ ErrorCode: "NotEmpty", FieldName: "FirstName", Message: "FirstName is required" },
+		]);
 		expect(await storedUser(plaza, created.Id)).toMatchObject({ first_name: "Keep", last_name: created.LastName });
 	});
 
 	test("UpdateUserInternal of an unknown user is 404 NotFound and creates nothing", async () => {
 		const before = await plaza.count("users", "users");
-		const reply = await plaza.admin<ErrorBody>("PUT", "/Internal/Users/0f8fad5bd9cb469fa16570867728950e", { FirstName: "A", LastName: "B" });
+		const reply = await plaza.admin<ErrorBody>("PUT", "/Internal/Users/0f8fad5bd9cb469fa16570867728950e", {
+			FirstName: "A",
+			LastName: "B",
+		});
 		expect(reply.status).toBe(404);
 		expect(reply.body.ResponseStatus.ErrorCode).toBe("NotFound");
 		expect(await plaza.count("users", "users")).toBe(before);
@@ -152,9 +185,16 @@ describe("users operations through the gateway", () => {
 	test("an e-mail address belongs to one user only, whatever its case: 409 AlreadyExists naming Email", async () => {
 		await createUser(plaza, { Email: "unique@example.org" });
 		const before = await plaza.count("users", "users");
-		const reply = await plaza.admin<ErrorBody>("POST", "/Users", { FirstName: "Dup", LastName: "Licate", Email: "UNIQUE@example.org" });
+		const reply = await plaza.admin<ErrorBody>("POST", "/Users", {
+			FirstName: "Dup",
+			LastName: "Licate",
+			Email: "UNIQUE@example.org",
+		});
 		expect(reply.status).toBe(409);
-		expect(reply.body.ResponseStatus).toMatchObject({ ErrorCode: "AlreadyExists", Errors: [{ ErrorCode: "AlreadyExists", FieldName: "Email" }] });
+		expect(reply.body.ResponseStatus).toMatchObject({
+			ErrorCode: "AlreadyExists",
+			Errors: [{ ErrorCode: "AlreadyExists", FieldName: "Email" }],
+		});
 		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
@@ -162,7 +202,15 @@ describe("users operations through the gateway", () => {
 		const cloaked = await createUser(plaza, { Cloaked: true });
 		const visible = await createUser(plaza);
 		const hiding = await plaza.signUp();
-		expect((await plaza.admin("PUT", `/Internal/Users/${hiding.userId}`, { FirstName: "Hid", LastName: "Den", Cloaked: true })).status).toBe(200);
+		expect(
+			(
+				await plaza.admin("PUT", `/Internal/Users/${hiding.userId}`, {
+					FirstName: "Hid",
+					LastName: "Den",
+					Cloaked: true,
+				})
+			).status,
+		).toBe(200);
 		const ids = (reply: { body: WireRecord[] }) => reply.body.map(u => u.Id);
 		const ordinary = await reader.http<WireRecord[]>("GET", "/Users?Limit=1000");
 		const admin = await plaza.admin<WireRecord[]>("GET", "/Users?Limit=1000");
@@ -178,12 +226,23 @@ describe("users operations through the gateway", () => {
 	test("Internal operations are for administrators: 401 without credentials or with a wrong key, 403 for a user; nothing written", async () => {
 		const created = await createUser(plaza, { FirstName: "Guarded" });
 		const before = await plaza.count("users", "users");
-		const anonymous = await plaza.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, { FirstName: "Hacked", LastName: "X" });
-		const wrongKey = await plaza.http<ErrorBody>("POST", "/Users", { FirstName: "Hacked", LastName: "X" }, { Authorization: "Bearer not-the-key" });
+		const anonymous = await plaza.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, {
+			FirstName: "Hacked",
+			LastName: "X",
+		});
+		const wrongKey = await plaza.http<ErrorBody>(
+			"POST",
+			"/Users",
+			{ FirstName: "Hacked", LastName: "X" },
+			{ Authorization: "Bearer not-the-key" },
+		);
 		expect(anonymous.status).toBe(401);
 		expect(anonymous.body.ResponseStatus.ErrorCode).toBe("Unauthorized");
 		expect(wrongKey.status).toBe(401);
-		const user = await reader.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, { FirstName: "Hacked", LastName: "X" });
+		const user = await reader.http<ErrorBody>("PUT", `/Internal/Users/${created.Id}`, {
+			FirstName: "Hacked",
+			LastName: "X",
+		});
 		const userCreate = await reader.http<ErrorBody>("POST", "/Users", { FirstName: "Hacked", LastName: "X" });
 		expect(user.status).toBe(403);
 		expect(user.body.ResponseStatus.ErrorCode).toBe("Forbidden");
@@ -195,8 +254,13 @@ describe("users operations through the gateway", () => {
 	test("the operation listing shows every operation with its routes", async () => {
 		const reply = await plaza.http<{ Operations: Array<{ Name: string; Routes: string[] }> }>("GET", "/operations");
 		expect(reply.status).toBe(200);
-		expect(reply.body.Operations.map(o => o.Name)).toEqual(expect.arrayContaining(["CreateUser", "FindUser", "AllUsers", "UpdateUserInternal"]));
-		expect(reply.body.Operations.find(o => o.Name === "UpdateUserInternal")?.Routes).toEqual(["PUT /Internal/Users/{Id}", "POST /json/reply/UpdateUserInternal"]);
+		expect(reply.body.Operations.map(o => o.Name)).toEqual(
+			expect.arrayContaining(["CreateUser", "FindUser", "AllUsers", "UpdateUserInternal"]),
+		);
+		expect(reply.body.Operations.find(o => o.Name === "UpdateUserInternal")?.Routes).toEqual([
+			"PUT /Internal/Users/{Id}",
+			"POST /json/reply/UpdateUserInternal",
+		]);
 	});
 
 	test("GET /health answers 200 once the process serves, GET /ready once it may take work", async () => {

@@ -31,7 +31,16 @@ async function legacyFolder(collections: Record<string, object[]>): Promise<stri
 /** A new user with a unique name; fields override. */
 function newUser(fields: Partial<NewUser> = {}): NewUser {
 	made += 1;
-	return { Id: newGuid(), UserName: `user${made}_${Date.now()}`, FirstName: `First${made}`, LastName: "Member", PasswordHash: "scrypt$hash", CreatedTime: 1000 + made, UpdatedTime: 1000 + made, ...fields };
+	return {
+		Id: newGuid(),
+		UserName: `user${made}_${Date.now()}`,
+		FirstName: `First${made}`,
+		LastName: "Member",
+		PasswordHash: "scrypt$hash",
+		CreatedTime: 1000 + made,
+		UpdatedTime: 1000 + made,
+		...fields,
+	};
 }
 
 /** What a rejected write was: its status and the field it names. */
@@ -58,7 +67,12 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 	const count = (where: Record<string, string>) => under.count("users", where);
 
 	test("a user is written with its profile and read back as its record, without credentials", async () => {
-		const user = newUser({ Email: "Ada@Example.org", Interests: ["poetry", "mathematics"], JobTitle: "", Cloaked: false });
+		const user = newUser({
+			Email: "Ada@Example.org",
+			Interests: ["poetry", "mathematics"],
+			JobTitle: "",
+			Cloaked: false,
+		});
 		const created = await under.repo.create(user);
 		expect(created).toEqual({
 			Id: user.Id,
@@ -81,7 +95,11 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 
 	test("ten concurrent identical registrations make one user; the others are 409 naming UserName", async () => {
 		const name = `Racer_${Date.now()}`;
-		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ UserName: i % 2 ? name : name.toLowerCase() })))));
+		const outcomes = await Promise.all(
+			Array.from({ length: 10 }, (_, i) =>
+				failureOf(under.repo.create(newUser({ UserName: i % 2 ? name : name.toLowerCase() }))),
+			),
+		);
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "UserName" })));
 		expect(await count({ user_name_key: name.toLowerCase() })).toBe(1);
@@ -89,25 +107,52 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 
 	test("ten concurrent registrations of one e-mail address in any case make one user; the others are 409 naming Email", async () => {
 		const email = `Racer${Date.now()}@Example.org`;
-		const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => failureOf(under.repo.create(newUser({ Email: i % 2 ? email : email.toUpperCase() })))));
+		const outcomes = await Promise.all(
+			Array.from({ length: 10 }, (_, i) =>
+				failureOf(under.repo.create(newUser({ Email: i % 2 ? email : email.toUpperCase() }))),
+			),
+		);
 		expect(outcomes.filter(o => o === undefined)).toHaveLength(1);
 		expect(outcomes.filter(Boolean)).toEqual(Array.from({ length: 9 }, () => ({ code: 409, field: "Email" })));
 		expect(await count({ email_key: email.toLowerCase() })).toBe(1);
 	});
 
 	test("an update sets what is given, clears what is given empty, keeps the rest; a taken e-mail address is a 409", async () => {
-		const user = await under.repo.create(newUser({ Email: `keep${Date.now()}@example.org`, JobTitle: "Engineer", CompanyName: "Acme", Interests: ["chess"] }));
-		const updated = await under.repo.update(user.Id, { FirstName: "Renamed", CompanyName: "", Interests: ["go"], Cloaked: true }, 5000);
-		expect(updated).toEqual({ ...user, FirstName: "Renamed", CompanyName: undefined, Interests: ["go"], Cloaked: true, UpdatedTime: 5000 });
+		const user = await under.repo.create(
+			newUser({
+				Email: `keep${Date.now()}@example.org`,
+				JobTitle: "Engineer",
+				CompanyName: "Acme",
+				Interests: ["chess"],
+			}),
+		);
+		const updated = await under.repo.update(
+			user.Id,
+			{ FirstName: "Renamed", CompanyName: "", Interests: ["go"], Cloaked: true },
+			5000,
+		);
+		expect(updated).toEqual({
+			...user,
+			FirstName: "Renamed",
+			CompanyName: undefined,
+			Interests: ["go"],
+			Cloaked: true,
+			UpdatedTime: 5000,
+		});
 		expect(updated).not.toHaveProperty("CompanyName");
 		expect(await under.repo.update(user.Id, {}, 6000)).toEqual({ ...updated, UpdatedTime: 6000 });
 		expect(await under.repo.update(newGuid(), { FirstName: "Nobody" }, 7000)).toBeUndefined();
 
 		const other = await under.repo.create(newUser({ Email: `other${Date.now()}@example.org` }));
-		expect(await failureOf(under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 8000))).toEqual({ code: 409, field: "Email" });
+		expect(await failureOf(under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 8000))).toEqual({
+			code: 409,
+			field: "Email",
+		});
 		const cleared = await under.repo.update(other.Id, { Email: "" }, 9000);
 		expect(cleared).not.toHaveProperty("Email");
-		expect(await under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 10000)).toMatchObject({ Email: other.Email!.toUpperCase() });
+		expect(await under.repo.update(user.Id, { Email: other.Email!.toUpperCase() }, 10000)).toMatchObject({
+			Email: other.Email!.toUpperCase(),
+		});
 		expect(await under.repo.account(other.Email!)).toMatchObject({ Id: user.Id });
 	});
 
@@ -123,7 +168,8 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 	});
 
 	test("pages by offset and by cursor agree; an unknown cursor is a 400 on AfterId; Limit 0 is empty", async () => {
-		for (let i = 0; i < 25; i++) await under.repo.create(newUser({ CreatedTime: 50_000 + (i % 5), UpdatedTime: 50_000 }));
+		for (let i = 0; i < 25; i++)
+			await under.repo.create(newUser({ CreatedTime: 50_000 + (i % 5), UpdatedTime: 50_000 }));
 		const admin = { admin: true };
 		const all = await under.repo.page({ Offset: 0, Limit: 1000 }, admin);
 		expect(all.length).toBeGreaterThanOrEqual(25);
@@ -132,14 +178,17 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 		const second = await under.repo.page({ Offset: 10, Limit: 10 }, admin);
 		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: all[9].Id }, admin)).toEqual(second);
 		expect(await under.repo.page({ Offset: 5, Limit: 10, AfterId: all[4].Id }, admin)).toEqual(second);
-		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: newGuid() }, admin)).rejects.toMatchObject({ code: 400 });
+		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: newGuid() }, admin)).rejects.toMatchObject({
+			code: 400,
+		});
 		expect(await under.repo.page({ Offset: 0, Limit: 0 }, admin)).toEqual([]);
 	});
 
 	test("cloaked users are left out for everyone but admins and themselves, in pages and cursors", async () => {
 		const hidden = await under.repo.create(newUser({ Cloaked: true, CreatedTime: 90_000, UpdatedTime: 90_000 }));
 		const shown = await under.repo.create(newUser({ CreatedTime: 90_001, UpdatedTime: 90_001 }));
-		const ids = async (viewer: { admin: boolean; userId?: string }) => (await under.repo.page({ Offset: 0, Limit: 1000 }, viewer)).map(u => u.Id);
+		const ids = async (viewer: { admin: boolean; userId?: string }) =>
+			(await under.repo.page({ Offset: 0, Limit: 1000 }, viewer)).map(u => u.Id);
 		const ordinary = await ids({ admin: false, userId: shown.Id });
 		expect(ordinary).toContain(shown.Id);
 		expect(ordinary).not.toContain(hidden.Id);
@@ -147,8 +196,12 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 		expect(await ids({ admin: false, userId: hidden.Id })).toContain(hidden.Id);
 		expect(await ids({ admin: true })).toEqual(expect.arrayContaining([hidden.Id, shown.Id]));
 		// A hidden user's Id is no cursor for those who cannot see them.
-		await expect(under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: shown.Id })).rejects.toMatchObject({ code: 400 });
-		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id }));
+		await expect(
+			under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: shown.Id }),
+		).rejects.toMatchObject({ code: 400 });
+		expect(await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: true })).toEqual(
+			await under.repo.page({ Offset: 0, Limit: 10, AfterId: hidden.Id }, { admin: false, userId: hidden.Id }),
+		);
 		const afterHidden = await under.repo.page({ Offset: 0, Limit: 1, AfterId: hidden.Id }, { admin: true });
 		expect(afterHidden.map(u => u.Id)).toEqual([shown.Id]);
 	});
@@ -162,33 +215,47 @@ describe.each(storeEngines)("the users repository on %s", engine => {
 		expect(await count({ id: user.Id })).toBe(1);
 	});
 
-	onSql(engine)("the former store's users collection is imported once, profile, credentials and keys included", async () => {
-		const id = newGuid();
-		const doc = {
-			_id: id,
-			UserName: `Legacy${Date.now()}`,
-			UserNameKey: "ignored",
-			Email: `Legacy${Date.now()}@Example.org`,
-			FirstName: "Old",
-			LastName: "Timer",
-			Interests: ["history"],
-			PasswordHash: "scrypt$old",
-			Roles: [],
-			Cloaked: true,
-			CreatedTime: 123,
-			UpdatedTime: 456,
-			Stray: "dropped",
-		};
-		const dir = await legacyFolder({ users: [doc] });
-		try {
-			expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(1);
-			expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(0);
-			expect(await under.repo.find(id)).toEqual({ Id: id, UserName: doc.UserName, Email: doc.Email, FirstName: "Old", LastName: "Timer", Interests: ["history"], Roles: [], Cloaked: true, CreatedTime: 123, UpdatedTime: 456 });
-			expect(await under.repo.account(doc.Email.toLowerCase())).toMatchObject({ Id: id, PasswordHash: "scrypt$old" });
-		} finally {
-			fs.rmSync(dir, { recursive: true, force: true });
-		}
-	});
+	onSql(engine)(
+		"the former store's users collection is imported once, profile, credentials and keys included",
+		async () => {
+			const id = newGuid();
+			const doc = {
+				_id: id,
+				UserName: `Legacy${Date.now()}`,
+				UserNameKey: "ignored",
+				Email: `Legacy${Date.now()}@Example.org`,
+				FirstName: "Old",
+				LastName: "Timer",
+				Interests: ["history"],
+				PasswordHash: "scrypt$old",
+				Roles: [],
+				Cloaked: true,
+				CreatedTime: 123,
+				UpdatedTime: 456,
+				Stray: "dropped",
+			};
+			const dir = await legacyFolder({ users: [doc] });
+			try {
+				expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(1);
+				expect(await importLegacyOnce(under.sql!, dir, "users", under.repo, usersLegacy)).toBe(0);
+				expect(await under.repo.find(id)).toEqual({
+					Id: id,
+					UserName: doc.UserName,
+					Email: doc.Email,
+					FirstName: "Old",
+					LastName: "Timer",
+					Interests: ["history"],
+					Roles: [],
+					Cloaked: true,
+					CreatedTime: 123,
+					UpdatedTime: 456,
+				});
+				expect(await under.repo.account(doc.Email.toLowerCase())).toMatchObject({ Id: id, PasswordHash: "scrypt$old" });
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		},
+	);
 
 	test("removing a user frees its user name", async () => {
 		const user = await under.repo.create(newUser());
@@ -254,17 +321,42 @@ describe.each(storeEngines)("the sessions repository on %s", engine => {
 		expect(await under.count("sessions", { id: open.Id })).toBe(1);
 	});
 
-	onSql(engine)("the former store's open sessions are imported (token hashes as keys), its ended ones dropped", async () => {
-		const now = Date.now();
-		const kept = { _id: newGuid() + newGuid(), UserId: newGuid(), UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidAt: now, ExpiresAt: now + 60_000 };
-		const ended = { ...kept, _id: newGuid() + newGuid(), ExpiresAt: now - 1 };
-		const dir = await legacyFolder({ sessions: [kept, ended] });
-		try {
-			await importLegacyOnce(under.sql!, dir, "sessions", under.repo, sessionsLegacy);
-			expect(await under.repo.find(kept._id)).toEqual({ Id: kept._id, UserId: kept.UserId, UserName: "ada", DisplayName: "Ada", Roles: [], Persistent: true, TtlMs: 60_000, CreatedTime: now, SlidTime: now, ExpiresTime: now + 60_000 });
-			expect(await under.repo.find(ended._id)).toBeUndefined();
-		} finally {
-			fs.rmSync(dir, { recursive: true, force: true });
-		}
-	});
+	onSql(engine)(
+		"the former store's open sessions are imported (token hashes as keys), its ended ones dropped",
+		async () => {
+			const now = Date.now();
+			const kept = {
+				_id: newGuid() + newGuid(),
+				UserId: newGuid(),
+				UserName: "ada",
+				DisplayName: "Ada",
+				Roles: [],
+				Persistent: true,
+				TtlMs: 60_000,
+				CreatedTime: now,
+				SlidAt: now,
+				ExpiresAt: now + 60_000,
+			};
+			const ended = { ...kept, _id: newGuid() + newGuid(), ExpiresAt: now - 1 };
+			const dir = await legacyFolder({ sessions: [kept, ended] });
+			try {
+				await importLegacyOnce(under.sql!, dir, "sessions", under.repo, sessionsLegacy);
+				expect(await under.repo.find(kept._id)).toEqual({
+					Id: kept._id,
+					UserId: kept.UserId,
+					UserName: "ada",
+					DisplayName: "Ada",
+					Roles: [],
+					Persistent: true,
+					TtlMs: 60_000,
+					CreatedTime: now,
+					SlidTime: now,
+					ExpiresTime: now + 60_000,
+				});
+				expect(await under.repo.find(ended._id)).toBeUndefined();
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		},
+	);
 });

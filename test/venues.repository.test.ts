@@ -17,7 +17,9 @@ describe.each(storeEngines)("the venues repository on %s", engine => {
 		const venue = await under.repo.create({ Id: newGuid(), Name: "Hall", OwnerId: owner, CreatedTime: 1000 });
 		expect(await under.repo.find(venue.Id)).toEqual(venue);
 		const user = newGuid();
-		const added = await Promise.all(Array.from({ length: 10 }, () => under.repo.addMember(venue.Id, user, undefined, 2000)));
+		const added = await Promise.all(
+			Array.from({ length: 10 }, () => under.repo.addMember(venue.Id, user, undefined, 2000)),
+		);
 		expect(added.filter(Boolean)).toEqual([{ VenueId: venue.Id, UserId: user, CreatedTime: 2000 }]);
 		expect((await under.repo.members(venue.Id, { Offset: 0, Limit: 10 })).map(m => m.UserId)).toEqual([owner, user]);
 		expect(await under.count("venue_members", { venue_id: venue.Id, user_id: user })).toBe(1);
@@ -31,14 +33,26 @@ describe.each(storeEngines)("the venues repository on %s", engine => {
 		const second = await under.repo.members(venue.Id, { Offset: 10, Limit: 10 });
 		const byCursor = await under.repo.members(venue.Id, { Offset: 0, Limit: 10, AfterId: all[9].UserId });
 		expect(byCursor).toEqual(second);
-		await expect(under.repo.members(venue.Id, { Offset: 0, Limit: 10, AfterId: newGuid() })).rejects.toMatchObject({ code: 400 });
+		await expect(under.repo.members(venue.Id, { Offset: 0, Limit: 10, AfterId: newGuid() })).rejects.toMatchObject({
+			code: 400,
+		});
 	});
 
 	test("a member's role is set and taken away; a removed member is no member", async () => {
 		const venue = await under.repo.create({ Id: newGuid(), Name: "Club", OwnerId: newGuid(), CreatedTime: 1 });
 		const user = newGuid();
-		expect(await under.repo.addMember(venue.Id, user, "Host", 5)).toEqual({ VenueId: venue.Id, UserId: user, RoleId: "Host", CreatedTime: 5 });
-		expect(await under.repo.setRole(venue.Id, user, "Guest", 6)).toEqual({ VenueId: venue.Id, UserId: user, RoleId: "Guest", CreatedTime: 5 });
+		expect(await under.repo.addMember(venue.Id, user, "Host", 5)).toEqual({
+			VenueId: venue.Id,
+			UserId: user,
+			RoleId: "Host",
+			CreatedTime: 5,
+		});
+		expect(await under.repo.setRole(venue.Id, user, "Guest", 6)).toEqual({
+			VenueId: venue.Id,
+			UserId: user,
+			RoleId: "Guest",
+			CreatedTime: 5,
+		});
 		const cleared = await under.repo.setRole(venue.Id, user, undefined, 7);
 		expect(cleared).toEqual({ VenueId: venue.Id, UserId: user, CreatedTime: 5 });
 		expect(cleared).not.toHaveProperty("RoleId");
@@ -60,12 +74,18 @@ describe.each(storeEngines)("the venues repository on %s", engine => {
 		}
 		const all = await under.repo.venuesOf(user, { Offset: 0, Limit: 100 });
 		expect(all).toHaveLength(7);
-		expect(all.map(v => v.Id)).toEqual([...venues].sort((a, b) => (a.CreatedTime % 3) - (b.CreatedTime % 3) || (a.Id < b.Id ? -1 : 1)).map(v => v.Id));
+		expect(all.map(v => v.Id)).toEqual(
+			[...venues].sort((a, b) => (a.CreatedTime % 3) - (b.CreatedTime % 3) || (a.Id < b.Id ? -1 : 1)).map(v => v.Id),
+		);
 		expect(all[0]).toEqual(venues.find(v => v.Id === all[0].Id));
-		expect(await under.repo.venuesOf(user, { Offset: 0, Limit: 3, AfterId: all[2].Id })).toEqual(await under.repo.venuesOf(user, { Offset: 3, Limit: 3 }));
+		expect(await under.repo.venuesOf(user, { Offset: 0, Limit: 3, AfterId: all[2].Id })).toEqual(
+			await under.repo.venuesOf(user, { Offset: 3, Limit: 3 }),
+		);
 		expect(await under.repo.venuesOf(user, { Offset: 1, Limit: 3, AfterId: all[1].Id })).toEqual(all.slice(3, 6));
 		expect(await under.repo.venuesOf(user, { Offset: 0, Limit: 0 })).toEqual([]);
-		await expect(under.repo.venuesOf(newGuid(), { Offset: 0, Limit: 3, AfterId: all[0].Id })).rejects.toMatchObject({ code: 400 });
+		await expect(under.repo.venuesOf(newGuid(), { Offset: 0, Limit: 3, AfterId: all[0].Id })).rejects.toMatchObject({
+			code: 400,
+		});
 	});
 
 	test("a membership of a venue that is not there is passed over in the user's venues, before the page is cut", async () => {

@@ -11,7 +11,11 @@ describe("the wire format through the gateway", () => {
 	afterAll(() => plaza.stop());
 
 	test("timestamps are written as \\/Date(ms+0000)\\/ and GUIDs as 32 lower-case hex digits, byte for byte", async () => {
-		const reply = await plaza.admin("POST", "/Users", { FirstName: "Wire", LastName: "Bytes", CreatedTime: "2024-11-22T10:00:00Z" });
+		const reply = await plaza.admin("POST", "/Users", {
+			FirstName: "Wire",
+			LastName: "Bytes",
+			CreatedTime: "2024-11-22T10:00:00Z",
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.text).toContain('"CreatedTime":"\\/Date(1732269600000+0000)\\/"');
 		expect(reply.text).toContain('"UpdatedTime":"\\/Date(1732269600000+0000)\\/"');
@@ -33,16 +37,25 @@ describe("the wire format through the gateway", () => {
 
 	test("the escaped JSON form \\/Date(ms)\\/ in a request body is accepted", async () => {
 		const body = '{"FirstName":"Escaped","LastName":"Date","CreatedTime":"\\/Date(1732269600000)\\/"}';
-		const reply = await plaza.http("POST", "/Users", body, { "Content-Type": "application/json", Authorization: `Bearer ${ADMIN_KEY}` });
+		const reply = await plaza.http("POST", "/Users", body, {
+			"Content-Type": "application/json",
+			Authorization: `Bearer ${ADMIN_KEY}`,
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.body.CreatedTime).toBe("/Date(1732269600000+0000)/");
 	});
 
 	test("a malformed date is a 400 field error and writes nothing", async () => {
 		const before = await plaza.count("users", "users");
-		const reply = await plaza.admin<ErrorBody>("POST", "/Users", { FirstName: "Bad", LastName: "Date", CreatedTime: "yesterday" });
+		const reply = await plaza.admin<ErrorBody>("POST", "/Users", {
+			FirstName: "Bad",
+			LastName: "Date",
+			CreatedTime: "yesterday",
+		});
 		expect(reply.status).toBe(400);
-		expect(reply.body.ResponseStatus.Errors).toEqual([expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: "CreatedTime" })]);
+		expect(reply.body.ResponseStatus.Errors).toEqual([
+			expect.objectContaining({ ErrorCode: "InvalidValue", FieldName: "CreatedTime" }),
+		]);
 		expect(await plaza.count("users", "users")).toBe(before);
 	});
 
@@ -61,7 +74,14 @@ describe("the wire format through the gateway", () => {
 		expect(reply.status).toBe(200);
 		expect(reply.body).not.toHaveProperty("MiddleName");
 		expect(reply.text).not.toContain("null");
-		expect(reply.body).toMatchObject({ Experiences: [], Certifications: [], Interests: [], Connections: [], Networks: [], Subscriptions: [] });
+		expect(reply.body).toMatchObject({
+			Experiences: [],
+			Certifications: [],
+			Interests: [],
+			Connections: [],
+			Networks: [],
+			Subscriptions: [],
+		});
 	});
 
 	test("a .json suffix and ?format=json give JSON on any route", async () => {
@@ -90,7 +110,12 @@ describe("the wire format through the gateway", () => {
 
 	test("a JSONP callback name outside [A-Za-z0-9_.$] is a 400 and nothing runs", async () => {
 		const before = await plaza.count("users", "users");
-		const reply = await plaza.http<ErrorBody>("POST", "/Users?callback=alert(1)//", { FirstName: "X", LastName: "Y" }, { Authorization: `Bearer ${ADMIN_KEY}` });
+		const reply = await plaza.http<ErrorBody>(
+			"POST",
+			"/Users?callback=alert(1)//",
+			{ FirstName: "X", LastName: "Y" },
+			{ Authorization: `Bearer ${ADMIN_KEY}` },
+		);
 		expect(reply.status).toBe(400);
 		expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
 		expect(reply.body.ResponseStatus.Errors[0]).toMatchObject({ ErrorCode: "InvalidValue", FieldName: "callback" });

@@ -34,7 +34,13 @@ describe("GUIDs", () => {
 		["{0f8fad5b-d9cb-469f-a165-70867728950e}", "0f8fad5bd9cb469fa16570867728950e"],
 	])("%s reads as %s", (text, guid) => expect(parseGuid(text)).toBe(guid));
 
-	test.each(["", "0f8fad5b", "0f8fad5bd9cb469fa16570867728950g", "0f8fad5b-d9cb469f-a165-70867728950e", "{0f8fad5bd9cb469fa16570867728950e}"])("%p is not a GUID", text => expect(parseGuid(text)).toBeUndefined());
+	test.each([
+		"",
+		"0f8fad5b",
+		"0f8fad5bd9cb469fa16570867728950g",
+		"0f8fad5b-d9cb469f-a165-70867728950e",
+		"{0f8fad5bd9cb469fa16570867728950e}",
+	])("%p is not a GUID", text => expect(parseGuid(text)).toBeUndefined());
 });
 
 describe("timestamps", () => {
@@ -50,7 +56,10 @@ describe("timestamps", () => {
 		["2024-11-22T12:00:00+0200", 1732269600000],
 	])("%s reads as %i", (text, ms) => expect(parseWireDate(text)).toBe(ms));
 
-	test.each(["tomorrow", "22/11/2024", "2024-13-45T99:00:00Z", "/Date(abc)/", "1732269600000"])("%p is not a timestamp", text => expect(parseWireDate(text)).toBeUndefined());
+	test.each(["tomorrow", "22/11/2024", "2024-13-45T99:00:00Z", "/Date(abc)/", "1732269600000"])(
+		"%p is not a timestamp",
+		text => expect(parseWireDate(text)).toBeUndefined(),
+	);
 
 	test("only /Date()/ strings get the escaped slashes, and the JSON still decodes to the same value", () => {
 		const value = { CreatedTime: "/Date(1+0000)/", Url: "https://x.org/a", AboutMe: 'say "/Date(2)/"' };
@@ -60,9 +69,15 @@ describe("timestamps", () => {
 	});
 
 	test("a date-like text before a real timestamp leaves the timestamp escaped and every value intact", () => {
-		const value = { AboutMe: 'say "/Date(2)/" or /Date(x)/', CreatedTime: "/Date(-5+0100)/", Times: ["/Date(7)/", "/Date(8+00)/"] };
+		const value = {
+			AboutMe: 'say "/Date(2)/" or /Date(x)/',
+			CreatedTime: "/Date(-5+0100)/",
+			Times: ["/Date(7)/", "/Date(8+00)/"],
+		};
 		const json = escapeWireDates(JSON.stringify(value));
-		expect(json).toBe('{"AboutMe":"say \\"/Date(2)/\\" or /Date(x)/","CreatedTime":"\\/Date(-5+0100)\\/","Times":["\\/Date(7)\\/","/Date(8+00)/"]}');
+		expect(json).toBe(
+			'{"AboutMe":"say \\"/Date(2)/\\" or /Date(x)/","CreatedTime":"\\/Date(-5+0100)\\/","Times":["\\/Date(7)\\/","/Date(8+00)/"]}',
+		);
 		expect(JSON.parse(json)).toEqual(value);
 	});
 });

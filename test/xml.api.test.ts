@@ -4,7 +4,10 @@ import { comparable, TYPES } from "./support/soap";
 
 const XSI = "http://www.w3.org/2001/XMLSchema-instance";
 
-/** An element of an answer, read with saxes (not the gateway's own reader): namespace, name, attributes by `{uri}local`, children, text. */
+/**
+ * An element of an answer, read with saxes (not the gateway's own reader): namespace, name, attributes by `{uri}local`,
+ * children, text.
+ */
 interface Element {
 	uri: string;
 	local: string;
@@ -41,7 +44,12 @@ function parse(xml: string): Element {
 function asJson(element: Element, like: unknown): unknown {
 	if (Array.isArray(like)) return element.children.map((child, i) => asJson(child, like[i]));
 	if (element.children.length || (like !== null && typeof like === "object")) {
-		return Object.fromEntries(element.children.map(child => [child.local, asJson(child, (like as Record<string, unknown> | undefined)?.[child.local])]));
+		return Object.fromEntries(
+			element.children.map(child => [
+				child.local,
+				asJson(child, (like as Record<string, unknown> | undefined)?.[child.local]),
+			]),
+		);
 	}
 	if (typeof like === "number") return Number(element.text);
 	if (typeof like === "boolean") return element.text === "true";
@@ -50,7 +58,10 @@ function asJson(element: Element, like: unknown): unknown {
 
 /** Checks an XML answer's envelope-free shape and returns its root. */
 function xmlAnswer(reply: Reply<unknown>, status: number, rootName: string): Element {
-	expect({ status: reply.status, type: reply.headers.get("content-type") }).toEqual({ status, type: "application/xml; charset=utf-8" });
+	expect({ status: reply.status, type: reply.headers.get("content-type") }).toEqual({
+		status,
+		type: "application/xml; charset=utf-8",
+	});
 	expect(reply.text.startsWith('<?xml version="1.0" encoding="utf-8"?>')).toBe(true);
 	const root = parse(reply.text);
 	expect({ uri: root.uri, local: root.local }).toEqual({ uri: TYPES, local: rootName });
@@ -58,7 +69,10 @@ function xmlAnswer(reply: Reply<unknown>, status: number, rootName: string): Ele
 }
 
 /** The ResponseStatus of an XML failure: `<ErrorResponse><ResponseStatus>…`. */
-function xmlFailure(reply: Reply<unknown>, status: number): { ErrorCode: string; Message: string; Errors: Array<Record<string, string>> } {
+function xmlFailure(
+	reply: Reply<unknown>,
+	status: number,
+): { ErrorCode: string; Message: string; Errors: Array<Record<string, string>> } {
 	const root = xmlAnswer(reply, status, "ErrorResponse");
 	expect(root.children.map(c => c.local)).toEqual(["ResponseStatus"]);
 	const member = (name: string) => root.children[0].children.find(c => c.local === name);
@@ -92,13 +106,21 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 	<Tags><arr:string>xml</arr:string><arr:string>tea</arr:string></Tags>
 </CreatePost>`;
 		// A caller who accepts anything is answered in the XML they sent, as ServiceStack answers.
-		const created = await ann.http<unknown>("POST", "/Posts", body, { "Content-Type": "application/xml", Accept: "*/*" });
+		const created = await ann.http<unknown>("POST", "/Posts", body, {
+			"Content-Type": "application/xml",
+			Accept: "*/*",
+		});
 		const createdXml = xmlAnswer(created, 200, "Post");
 		const id = createdXml.children.find(c => c.local === "Id")?.text.replace(/-/g, "") ?? "";
 
 		const json = await ann.http("GET", `/Posts/${id}`);
 		expect(json.status).toBe(200);
-		expect(json.body).toMatchObject({ AuthorId: ann.userId, Content: "Tea & <biscuits> at four ☕", MessageType: 3, IsPrivate: false });
+		expect(json.body).toMatchObject({
+			AuthorId: ann.userId,
+			Content: "Tea & <biscuits> at four ☕",
+			MessageType: 3,
+			IsPrivate: false,
+		});
 		expect((json.body.Tags as Array<{ Name?: string; Value?: string }>).length).toBe(2);
 		expect(comparable(asJson(createdXml, json.body))).toEqual(comparable(json.body));
 
@@ -111,7 +133,10 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 		for (const [path, headers] of ways) {
 			const reply = await ann.http<unknown>("GET", path, undefined, headers);
 			const root = xmlAnswer(reply, 200, "Post");
-			expect(root.attributes).toEqual({ "{http://www.w3.org/2000/xmlns/}i": XSI, "{http://www.w3.org/2000/xmlns/}xmlns": TYPES });
+			expect(root.attributes).toEqual({
+				"{http://www.w3.org/2000/xmlns/}i": XSI,
+				"{http://www.w3.org/2000/xmlns/}xmlns": TYPES,
+			});
 			// Members in the WSDL's (DataContract's alphabetical) order.
 			const names = root.children.map(c => c.local);
 			expect(names).toEqual([...names].sort());
@@ -125,14 +150,22 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 			[`/Posts/${id}.json`, { Accept: "application/xml" }],
 		] as const) {
 			const reply = await ann.http("GET", path, undefined, headers);
-			expect([path, reply.headers.get("content-type"), reply.body]).toEqual([path, "application/json; charset=utf-8", json.body]);
+			expect([path, reply.headers.get("content-type"), reply.body]).toEqual([
+				path,
+				"application/json; charset=utf-8",
+				json.body,
+			]);
 		}
 	});
 
 	test("a list is an ArrayOf its records, and XML is never answered from, nor kept as, the JSON kept answers", async () => {
 		const first = await ann.http<WireRecord[]>("GET", "/Users?Limit=1000");
 		expect(first.status).toBe(200);
-		const xml = xmlAnswer(await ann.http<unknown>("GET", "/Users?Limit=1000", undefined, { Accept: "application/xml" }), 200, "ArrayOfUser");
+		const xml = xmlAnswer(
+			await ann.http<unknown>("GET", "/Users?Limit=1000", undefined, { Accept: "application/xml" }),
+			200,
+			"ArrayOfUser",
+		);
 		expect(xml.children.length).toBe(first.body.length);
 		expect(xml.children.every(c => c.uri === TYPES && c.local === "User")).toBe(true);
 		expect(comparable(asJson(xml, first.body))).toEqual(comparable(first.body));
@@ -146,7 +179,12 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 		const missing = xmlFailure(await ann.http<unknown>("GET", "/Posts/0123456789abcdef0123456789abcdef.xml"), 404);
 		expect(missing.ErrorCode).toBe("NotFound");
 
-		const invalid = await ann.http<unknown>("POST", "/xml/reply/CreatePost", `<CreatePost xmlns="${TYPES}"><AuthorId>${ann.userId}</AuthorId></CreatePost>`, { "Content-Type": "text/xml" });
+		const invalid = await ann.http<unknown>(
+			"POST",
+			"/xml/reply/CreatePost",
+			`<CreatePost xmlns="${TYPES}"><AuthorId>${ann.userId}</AuthorId></CreatePost>`,
+			{ "Content-Type": "text/xml" },
+		);
 		const status = xmlFailure(invalid, 400);
 		expect(status.ErrorCode).not.toBe("");
 		expect(status.Errors).toEqual([expect.objectContaining({ FieldName: "Content" })]);
@@ -163,22 +201,42 @@ describe("XML as ServiceStack writes it: the four ways of asking, XML bodies, li
 			`<Envelope xmlns="${TYPES}"><Content>no such request</Content></Envelope>`,
 		];
 		for (const body of bodies) {
-			const json = await ann.http<ErrorBody>("POST", "/Posts", body, { "Content-Type": "application/xml", Accept: "application/json" });
+			const json = await ann.http<ErrorBody>("POST", "/Posts", body, {
+				"Content-Type": "application/xml",
+				Accept: "application/json",
+			});
 			expect([body, json.status, json.body?.ResponseStatus.ErrorCode]).toEqual([body, 400, "InvalidBody"]);
-			const xml = xmlFailure(await ann.http<unknown>("POST", "/Posts", body, { "Content-Type": "text/xml; charset=utf-8" }), 400);
+			const xml = xmlFailure(
+				await ann.http<unknown>("POST", "/Posts", body, { "Content-Type": "text/xml; charset=utf-8" }),
+				400,
+			);
 			expect(xml.ErrorCode).toBe("InvalidBody");
 		}
 		// Larger than the body limit (MAX_BODY_BYTES, 1 MB by default): refused as a JSON body is.
 		const huge = `<CreatePost xmlns="${TYPES}"><AuthorId>${ann.userId}</AuthorId><Content>${"x".repeat(1_100_000)}</Content></CreatePost>`;
-		const tooLarge = await ann.http<ErrorBody>("POST", "/Posts", huge, { "Content-Type": "application/xml", Accept: "application/json" });
+		const tooLarge = await ann.http<ErrorBody>("POST", "/Posts", huge, {
+			"Content-Type": "application/xml",
+			Accept: "application/json",
+		});
 		expect([tooLarge.status, tooLarge.body?.ResponseStatus.ErrorCode]).toEqual([413, "PayloadTooLarge"]);
 		expect((await ann.http<WireRecord[]>("GET", `/Users/${ann.userId}/Feed?Limit=1000`)).text).toBe(before);
 	});
 
 	test("any other format asked for explicitly is a 400, as are two formats at once and JSONP of XML", async () => {
-		for (const path of [`/Users/${ann.userId}?format=csv`, `/Users/${ann.userId}.csv`, `/csv/reply/FindUser?Id=${ann.userId}`, `/Users/${ann.userId}.json?format=xml`, `/Users/${ann.userId}.xml?callback=f`]) {
+		for (const path of [
+			`/Users/${ann.userId}?format=csv`,
+			`/Users/${ann.userId}.csv`,
+			`/csv/reply/FindUser?Id=${ann.userId}`,
+			`/Users/${ann.userId}.json?format=xml`,
+			`/Users/${ann.userId}.xml?callback=f`,
+		]) {
 			const reply = await ann.http<ErrorBody>("GET", path);
-			expect([path, reply.status, reply.headers.get("content-type"), reply.body?.ResponseStatus.ErrorCode]).toEqual([path, 400, "application/json; charset=utf-8", "InvalidValue"]);
+			expect([path, reply.status, reply.headers.get("content-type"), reply.body?.ResponseStatus.ErrorCode]).toEqual([
+				path,
+				400,
+				"application/json; charset=utf-8",
+				"InvalidValue",
+			]);
 		}
 	});
 });

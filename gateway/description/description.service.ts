@@ -14,7 +14,8 @@ const { implement, define } = typedService();
  */
 export function descriptionService(config: PlazaConfig): ServiceSchema {
 	const checkKey = (apiKey: string | undefined) => {
-		if (apiKey && !(config.adminApiKey && sameSecret(apiKey, config.adminApiKey))) throw failures.unauthorized("The apiKey is not valid");
+		if (apiKey && !(config.adminApiKey && sameSecret(apiKey, config.adminApiKey)))
+			throw failures.unauthorized("The apiKey is not valid");
 	};
 	return define({
 		name: "description",

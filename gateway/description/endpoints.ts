@@ -47,15 +47,28 @@ export function endpointsOf(op: DescribedOperation): Endpoint[] {
 export function errorStatuses(op: DescribedOperation): Array<{ code: number; reason: string }> {
 	const statuses = [{ code: 400, reason: "A field is missing or not valid (ResponseStatus.Errors names each)" }];
 	if (op.access !== "public") statuses.push({ code: 401, reason: "Not signed in, or the credentials are not valid" });
-	if (op.access === "admin" || op.actors?.length) statuses.push({ code: 403, reason: op.access === "admin" ? "Administrators only" : `${op.actors?.join(", ")} must be the caller's own id` });
-	statuses.push({ code: 429, reason: "Too many requests (see Retry-After)" }, { code: 503, reason: "A backing service is unavailable" });
+	if (op.access === "admin" || op.actors?.length)
+		statuses.push({
+			code: 403,
+			reason: op.access === "admin" ? "Administrators only" : `${op.actors?.join(", ")} must be the caller's own id`,
+		});
+	statuses.push(
+		{ code: 429, reason: "Too many requests (see Retry-After)" },
+		{ code: 503, reason: "A backing service is unavailable" },
+	);
 	return statuses;
 }
 
 /** Who may call the operation, in words. */
 export function accessNote(op: DescribedOperation): string {
-	const who = { public: "Anyone may call it.", user: "Signed-in callers only.", admin: "Administrators only (the ADMIN_API_KEY)." }[op.access];
-	const actors = op.actors?.length ? ` ${op.actors.join(", ")} must be the caller's own id unless the caller is an administrator.` : "";
+	const who = {
+		public: "Anyone may call it.",
+		user: "Signed-in callers only.",
+		admin: "Administrators only (the ADMIN_API_KEY).",
+	}[op.access];
+	const actors = op.actors?.length
+		? ` ${op.actors.join(", ")} must be the caller's own id unless the caller is an administrator.`
+		: "";
 	const aliases = op.aliases?.length ? ` Also called ${op.aliases.join(", ")}.` : "";
 	return `${who}${actors}${aliases} Generic route: POST /json/reply/${op.name}; SOAP 1.1: the ${op.name} element at /soap11.`;
 }

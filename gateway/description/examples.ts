@@ -7,15 +7,27 @@ import { responseLayout } from "../soap/xsd";
 import { RecordShape, requestShape, Shape, shapeOf } from "./shapes";
 
 /** A sample of each kind of value, in Plaza's inner form (timestamps as epoch milliseconds). */
-const samples = { guid: "0f8fad5bd9cb469fa16570867728950e", timestamp: 1732269600000, integer: 0, number: 0, boolean: false, string: "String" } as const;
+const samples = {
+	guid: "0f8fad5bd9cb469fa16570867728950e",
+	timestamp: 1732269600000,
+	integer: 0,
+	number: 0,
+	boolean: false,
+	string: "String",
+} as const;
 
-/** A value of the shape with every field filled in, as ServiceStack's metadata pages show it; a record met again inside itself is left out. */
+/**
+ * A value of the shape with every field filled in, as ServiceStack's metadata pages show it; a record met again inside
+ * itself is left out.
+ */
 export function exampleOf(shape: Shape, within: ReadonlySet<string> = new Set()): unknown {
 	switch (shape.kind) {
 		case "record": {
 			if (within.has(shape.name)) return undefined;
 			const inner = new Set(within).add(shape.name);
-			return Object.fromEntries(shape.fields.map(f => [f.name, f.default ?? f.values?.[0] ?? exampleOf(f.shape, inner)]));
+			return Object.fromEntries(
+				shape.fields.map(f => [f.name, f.default ?? f.values?.[0] ?? exampleOf(f.shape, inner)]),
+			);
 		}
 		case "list": {
 			const item = exampleOf(shape.item, within);
@@ -39,7 +51,10 @@ export function exampleRequestBody(op: Operation, format: "json" | "xml" | "soap
 	return prettyXml(format === "xml" ? `<?xml version="1.0" encoding="utf-8"?>${element}` : envelope("", element));
 }
 
-/** The example response's body: JSON, or the `<Op>Response` element of a SOAP 1.1 envelope; undefined for XML, whose answer has its own shape. */
+/**
+ * The example response's body: JSON, or the `<Op>Response` element of a SOAP 1.1 envelope; undefined for XML, whose
+ * answer has its own shape.
+ */
 export function exampleResponseBody(op: Operation, format: "json" | "xml" | "soap11"): string | undefined {
 	const value = exampleOf(shapeOf(op.response, `${op.name}Response`));
 	if (format === "json") return prettyJson(writerFor(op.response)(value));
@@ -60,7 +75,10 @@ function prettyJson(value: unknown): string {
 	return escapeWireDates(JSON.stringify(value, null, 2));
 }
 
-/** Indents XML Plaza wrote itself (elements and text, no mixed content): one element per line, a text-only element on one line. */
+/**
+ * Indents XML Plaza wrote itself (elements and text, no mixed content): one element per line, a text-only element on
+ * one line.
+ */
 function prettyXml(xml: string): string {
 	const tokens = xml.split(/(<[^>]+>)/).filter(t => t !== "");
 	const lines: string[] = [];

@@ -53,8 +53,12 @@ export function metadataAliases(): Record<string, PageHandler> {
 
 function indexPage(ops: readonly Operation[]): string {
 	const rows = ops.map(op => {
-		const routes = (op.routes.length ? endpointsOf(op) : []).map(e => `<code><span class="verb">${e.method}</span> ${escapeHtml(e.path)}</code>`);
-		const links = formatNames.map(f => `<td><a href="${escapeHtml(pageOf(f, op.name))}">${formats[f].label}</a></td>`).join("");
+		const routes = (op.routes.length ? endpointsOf(op) : []).map(
+			e => `<code><span class="verb">${e.method}</span> ${escapeHtml(e.path)}</code>`,
+		);
+		const links = formatNames
+			.map(f => `<td><a href="${escapeHtml(pageOf(f, op.name))}">${formats[f].label}</a></td>`)
+			.join("");
 		return `<tr><td><a href="${escapeHtml(pageOf("json", op.name))}">${escapeHtml(op.name)}</a></td><td>${escapeHtml(op.summary)}</td><td>${routes.join("<br>") || '<span class="note">generic route only</span>'}</td>${links}</tr>`;
 	});
 	return htmlPage(
@@ -76,10 +80,21 @@ function operationPage(op: Operation, format: Format, host: string): string {
 	const request = requestShape(op);
 	const response = shapeOf(op.response, `${op.name}Response`);
 	const shown = new Set<string>();
-	const routes = [...(op.routes.length ? endpointsOf(op) : []).map(e => [e.method, e.path]), ["POST", genericRoute(op.name)]];
-	const others = formatNames.filter(f => f !== format).map(f => `<a href="${escapeHtml(pageOf(f, op.name))}">${formats[f].label}</a>`);
+	const routes = [
+		...(op.routes.length ? endpointsOf(op) : []).map(e => [e.method, e.path]),
+		["POST", genericRoute(op.name)],
+	];
+	const others = formatNames
+		.filter(f => f !== format)
+		.map(f => `<a href="${escapeHtml(pageOf(f, op.name))}">${formats[f].label}</a>`);
 
-	const requestHead = [`POST ${genericRoute(op.name)} HTTP/1.1`, `Host: ${host}`, ...(format === "soap11" ? [] : [`Accept: ${contentType}`]), `Content-Type: ${contentType}`, "Content-Length: length"];
+	const requestHead = [
+		`POST ${genericRoute(op.name)} HTTP/1.1`,
+		`Host: ${host}`,
+		...(format === "soap11" ? [] : [`Accept: ${contentType}`]),
+		`Content-Type: ${contentType}`,
+		"Content-Length: length",
+	];
 	if (format === "soap11") requestHead.push(`SOAPAction: http://schemas.servicestack.net/types/${op.name}`);
 	const responseBody = exampleResponseBody(op, format);
 
@@ -103,7 +118,10 @@ ${responseBody === undefined ? "" : `<h2>Example response (${label})</h2>\n<pre>
 	);
 }
 
-/** A table of fields for each record the shape holds that is not on the page yet; the shape's own record is the section's and has no title of its own. */
+/**
+ * A table of fields for each record the shape holds that is not on the page yet; the shape's own record is the
+ * section's and has no title of its own.
+ */
 function recordTables(shape: Shape, shown: Set<string>): string {
 	const own = recordOf(shape);
 	if (!own) return `<p>${escapeHtml(typeLabel(shape))}</p>`;
@@ -113,7 +131,10 @@ function recordTables(shape: Shape, shown: Set<string>): string {
 }
 
 function recordTable(record: RecordShape, titled: boolean): string {
-	const rows = record.fields.map(f => `<tr><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(typeLabel(f.shape))}</td><td>${f.required ? "yes" : "no"}</td><td>${escapeHtml(fieldDescription(f))}</td></tr>`);
+	const rows = record.fields.map(
+		f =>
+			`<tr><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(typeLabel(f.shape))}</td><td>${f.required ? "yes" : "no"}</td><td>${escapeHtml(fieldDescription(f))}</td></tr>`,
+	);
 	const title = titled ? `<h3>${escapeHtml(record.name)}</h3>\n` : "";
 	if (rows.length === 0) return `${title}<p class="note">No fields.</p>`;
 	return `${title}<table><thead><tr><th>Name</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>
@@ -124,8 +145,19 @@ ${rows.join("\n")}
 function fieldDescription(f: Field): string {
 	const values = f.values?.length ? `One of ${f.values.map(v => JSON.stringify(v)).join(", ")}` : undefined;
 	const lengthy = f.shape.kind === "string" || f.shape.kind === "list";
-	const bounds = [f.min !== undefined ? `${lengthy ? "at least" : "≥"} ${f.min}` : undefined, f.max !== undefined ? `${lengthy ? "at most" : "≤"} ${f.max}` : undefined].filter(Boolean).join(", ");
-	return [fieldNote(f), values, bounds ? `${bounds}${lengthy ? (f.shape.kind === "list" ? " items" : " characters") : ""}` : undefined].filter(Boolean).join(". ");
+	const bounds = [
+		f.min !== undefined ? `${lengthy ? "at least" : "≥"} ${f.min}` : undefined,
+		f.max !== undefined ? `${lengthy ? "at most" : "≤"} ${f.max}` : undefined,
+	]
+		.filter(Boolean)
+		.join(", ");
+	return [
+		fieldNote(f),
+		values,
+		bounds ? `${bounds}${lengthy ? (f.shape.kind === "list" ? " items" : " characters") : ""}` : undefined,
+	]
+		.filter(Boolean)
+		.join(". ");
 }
 
 /** Type names as ServiceStack's metadata pages write them (C#'s). */
@@ -155,5 +187,8 @@ function typeLabel(shape: Shape): string {
 }
 
 function notFoundPage(name: string): string {
-	return htmlPage("Not found · Plaza metadata", `<h1>No such operation</h1>\n<p>There is no operation named <code>${escapeHtml(name)}</code>.</p>\n<p><a href="/metadata">All operations</a></p>`);
+	return htmlPage(
+		"Not found · Plaza metadata",
+		`<h1>No such operation</h1>\n<p>There is no operation named <code>${escapeHtml(name)}</code>.</p>\n<p><a href="/metadata">All operations</a></p>`,
+	);
 }

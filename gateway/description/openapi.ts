@@ -10,8 +10,18 @@ type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const securitySchemes = {
-	sessionCookie: { type: "apiKey", in: "cookie", name: "ss-id", description: "The session Auth or Registration (AutoLogin) opened; ss-pid with ss-opt=perm for RememberMe" },
-	sessionHeader: { type: "apiKey", in: "header", name: "X-ss-id", description: "The SessionId of Auth or Registration (AutoLogin)" },
+	sessionCookie: {
+		type: "apiKey",
+		in: "cookie",
+		name: "ss-id",
+		description: "The session Auth or Registration (AutoLogin) opened; ss-pid with ss-opt=perm for RememberMe",
+	},
+	sessionHeader: {
+		type: "apiKey",
+		in: "header",
+		name: "X-ss-id",
+		description: "The SessionId of Auth or Registration (AutoLogin)",
+	},
 	basic: { type: "http", scheme: "basic", description: "UserName (or e-mail) and Password" },
 	bearer: { type: "http", scheme: "bearer", description: "The administrator's API key (ADMIN_API_KEY)" },
 };
@@ -28,7 +38,11 @@ export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 		for (const r of recordsWithin(shape).values()) schemas[r.name] ??= recordSchema(r);
 	};
 	addRecords(shapeOf(ResponseStatus, "ResponseStatus"));
-	schemas.ErrorResponse = { type: "object", properties: { ResponseStatus: ref("ResponseStatus") }, description: "The body of every failure (PRODUCT.md §2)" };
+	schemas.ErrorResponse = {
+		type: "object",
+		properties: { ResponseStatus: ref("ResponseStatus") },
+		description: "The body of every failure (PRODUCT.md §2)",
+	};
 
 	const templates = new PathTemplates();
 	for (const op of ops) {
@@ -40,7 +54,11 @@ export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 			tags.set(e.resource, [...(tags.get(e.resource) ?? []), op.name]);
 			const template = templates.of(e);
 			paths[template.path] ??= {};
-			paths[template.path][e.method.toLowerCase()] = operation(e, template.names, i === 0 ? op.name : `${op.name}_${i + 1}`);
+			paths[template.path][e.method.toLowerCase()] = operation(
+				e,
+				template.names,
+				i === 0 ? op.name : `${op.name}_${i + 1}`,
+			);
 		});
 	}
 
@@ -57,7 +75,10 @@ export function openApiDocument(ops: readonly DescribedOperation[]): Json {
 			].join("\n\n"),
 		},
 		servers: [{ url: "/" }],
-		tags: [...tags].map(([name, names]) => ({ name, description: `Operations under /${name}: ${[...new Set(names)].join(", ")}` })),
+		tags: [...tags].map(([name, names]) => ({
+			name,
+			description: `Operations under /${name}: ${[...new Set(names)].join(", ")}`,
+		})),
 		paths,
 		components: {
 			schemas: usedOnly(schemas, paths),
@@ -105,10 +126,23 @@ function operation(e: Endpoint, pathNames: string[], operationId: string): Json 
 	const parameters: Json[] = e.pathFields.map((name, i) => {
 		const f = request.fields.find(field => field.name === name);
 		const note = pathNames[i] === name ? undefined : `The request's ${name}`;
-		return { name: pathNames[i] ?? name, in: "path", required: true, schema: f ? parameterSchema(f) : { type: "string" }, description: [note, f && fieldNote(f)].filter(Boolean).join(". ") || undefined };
+		return {
+			name: pathNames[i] ?? name,
+			in: "path",
+			required: true,
+			schema: f ? parameterSchema(f) : { type: "string" },
+			description: [note, f && fieldNote(f)].filter(Boolean).join(". ") || undefined,
+		};
 	});
 	const rest = request.fields.filter(f => !inPath(f));
-	const result: Json = { operationId, tags: [e.resource], summary: e.op.summary, description: accessNote(e.op), parameters, security: security[e.op.access] };
+	const result: Json = {
+		operationId,
+		tags: [e.resource],
+		summary: e.op.summary,
+		description: accessNote(e.op),
+		parameters,
+		security: security[e.op.access],
+	};
 	// A write runs once per Idempotency-Key (gateway/perform.ts, shared/idempotency.ts).
 	if (!e.op.reads)
 		parameters.push({
@@ -116,18 +150,41 @@ function operation(e: Endpoint, pathNames: string[], operationId: string): Json 
 			in: "header",
 			required: false,
 			schema: { type: "string", maxLength: 255 },
-			description: "A unique value (e.g. a UUID) per intended change: a retry with the same key and request gets the first answer again (422 for another request, 409 while the first runs)",
+			description:
+				"A unique value (e.g. a UUID) per intended change: a retry with the same key and request gets the first answer again (422 for another request, 409 while the first runs)",
 		});
 
 	if (e.method === "GET" || e.method === "DELETE") {
-		parameters.push(...rest.map(f => ({ name: f.name, in: "query", required: f.required, schema: parameterSchema(f), description: fieldNote(f), style: "form", explode: false })));
+		parameters.push(
+			...rest.map(f => ({
+				name: f.name,
+				in: "query",
+				required: f.required,
+				schema: parameterSchema(f),
+				description: fieldNote(f),
+				style: "form",
+				explode: false,
+			})),
+		);
 	} else if (rest.length) {
 		const schema = rest.length === request.fields.length ? ref(e.op.name) : recordSchema({ ...request, fields: rest });
-		result.requestBody = { required: rest.some(f => f.required), content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } } };
+		result.requestBody = {
+			required: rest.some(f => f.required),
+			content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } },
+		};
 	}
 
-	const responses: Json = { 200: { description: "Success", content: { "application/json": { schema: shapeSchema(shapeOf(e.op.response, `${e.op.name}Response`)) } } } };
-	for (const status of errorStatuses(e.op)) responses[status.code] = { description: status.reason, content: { "application/json": { schema: ref("ErrorResponse") } } };
+	const responses: Json = {
+		200: {
+			description: "Success",
+			content: { "application/json": { schema: shapeSchema(shapeOf(e.op.response, `${e.op.name}Response`)) } },
+		},
+	};
+	for (const status of errorStatuses(e.op))
+		responses[status.code] = {
+			description: status.reason,
+			content: { "application/json": { schema: ref("ErrorResponse") } },
+		};
 	result.responses = responses;
 	return result;
 }
@@ -180,7 +237,12 @@ function shapeSchema(shape: Shape): Json {
 		case "dictionary":
 			return { type: "object", additionalProperties: shapeSchema(shape.value) };
 		case "guid":
-			return { type: "string", format: "guid", example: "0f8fad5bd9cb469fa16570867728950e", description: wireNote(shape) };
+			return {
+				type: "string",
+				format: "guid",
+				example: "0f8fad5bd9cb469fa16570867728950e",
+				description: wireNote(shape),
+			};
 		case "timestamp":
 			return { type: "string", example: "/Date(1732269600000+0000)/", description: wireNote(shape) };
 		case "integer":

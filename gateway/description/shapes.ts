@@ -114,7 +114,12 @@ function read(d: Described, name: string): Shape {
 			return { kind: "list", item: d.items?.[0] ? read(d.items[0], `${name}Item`) : { kind: "any" } };
 		case "object": {
 			const recordName = d.metas?.find(m => m.record)?.record ?? name;
-			if (d.keys) return { kind: "record", name: recordName, fields: Object.entries(d.keys).map(([key, sub]) => field(key, sub, recordName)) };
+			if (d.keys)
+				return {
+					kind: "record",
+					name: recordName,
+					fields: Object.entries(d.keys).map(([key, sub]) => field(key, sub, recordName)),
+				};
 			const value = d.patterns?.[0]?.rule;
 			if (value) return { kind: "dictionary", value: read(value, `${recordName}Value`) };
 			return { kind: "any" };

@@ -52,7 +52,14 @@ function methodOperation(e: Endpoint): Json {
 	const rest = request.fields.filter(f => !inPath(f));
 	if (e.method === "GET" || e.method === "DELETE") parameters.push(...rest.map(f => parameter(f, "query", f.required)));
 	else if (rest.length) {
-		parameters.push({ allowMultiple: false, dataType: e.op.name, description: `The ${e.op.name} request (JSON)`, name: "body", paramType: "body", required: rest.some(f => f.required) });
+		parameters.push({
+			allowMultiple: false,
+			dataType: e.op.name,
+			description: `The ${e.op.name} request (JSON)`,
+			name: "body",
+			paramType: "body",
+			required: rest.some(f => f.required),
+		});
 	}
 	return {
 		errorResponses: errorStatuses(e.op),
@@ -121,7 +128,8 @@ function itemsOf(shape: Shape): Record<string, string> | undefined {
 
 function allowableValues(f: Field): Json | undefined {
 	if (f.values) return { valueType: "LIST", values: f.values.map(String) };
-	if ((f.shape.kind === "integer" || f.shape.kind === "number") && (f.min !== undefined || f.max !== undefined)) return withoutUndefined({ max: f.max, min: f.min, valueType: "RANGE" });
+	if ((f.shape.kind === "integer" || f.shape.kind === "number") && (f.min !== undefined || f.max !== undefined))
+		return withoutUndefined({ max: f.max, min: f.min, valueType: "RANGE" });
 	return undefined;
 }
 

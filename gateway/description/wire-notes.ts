@@ -16,6 +16,10 @@ export function wireNote(shape: Shape): string | undefined {
 
 /** A field's description: the schema's own, then the wire note. */
 export function fieldNote(field: Field): string | undefined {
-	const parts = [field.description, wireNote(field.shape), field.default !== undefined ? `Default ${JSON.stringify(field.default)}` : undefined].filter(Boolean);
+	const parts = [
+		field.description,
+		wireNote(field.shape),
+		field.default !== undefined ? `Default ${JSON.stringify(field.default)}` : undefined,
+	].filter(Boolean);
 	return parts.length ? parts.join(". ") : undefined;
 }

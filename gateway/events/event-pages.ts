@@ -9,7 +9,8 @@ import { EventStreams } from "./event-streams";
 
 /**
  * ServiceStack's Server Events endpoints: the stream, its heartbeat and unregister (by the
- * subscription's id, from the address that opened it; a heartbeat also from its caller), the subscribers, and the two requests
+ * subscription's id, from the address that opened it; a heartbeat also from its caller), the subscribers, and the two
+ * requests
  * ServerEventsClient sends through the generic route (GetEventSubscribers, UpdateEventSubscriber).
  */
 export function eventPages(config: PlazaConfig, streams: () => EventStreams): Record<string, PageHandler> {
@@ -29,10 +30,22 @@ export function eventPages(config: PlazaConfig, streams: () => EventStreams): Re
 		res.end();
 	});
 	const unregister = run((req, res) => sendJson(req, res, 200, streams().unregister(idOf(req.$params), address(req))));
-	const subscribers = run((req, res) => sendJson(req, res, 200, streams().subscribers(callerOf(req.$ctx), listOf(req.$params.channels ?? req.$params.channel))));
+	const subscribers = run((req, res) =>
+		sendJson(
+			req,
+			res,
+			200,
+			streams().subscribers(callerOf(req.$ctx), listOf(req.$params.channels ?? req.$params.channel)),
+		),
+	);
 	const update = run((req, res) => {
 		const p = req.$params;
-		streams().update(idOf(p), address(req), listOf(p.subscribeChannels ?? p.SubscribeChannels), listOf(p.unsubscribeChannels ?? p.UnsubscribeChannels));
+		streams().update(
+			idOf(p),
+			address(req),
+			listOf(p.subscribeChannels ?? p.SubscribeChannels),
+			listOf(p.unsubscribeChannels ?? p.UnsubscribeChannels),
+		);
 		sendJson(req, res, 200, {});
 	});
 	return {
@@ -67,7 +80,10 @@ function idOf(params: Record<string, unknown>): string {
 	return typeof id === "string" ? id : "";
 }
 
-/** Channels as a query or body gives them (`a,b`, repeated, or a JSON array): at most 50 plain names, which a frame's selector can hold. */
+/**
+ * Channels as a query or body gives them (`a,b`, repeated, or a JSON array): at most 50 plain names, which a frame's
+ * selector can hold.
+ */
 function listOf(value: unknown): string[] {
 	const items = Array.isArray(value) ? value.map(String) : typeof value === "string" ? value.split(",") : [];
 	return [...new Set(items.map(s => s.trim()).filter(s => /^[\w.:*-]{1,100}$/.test(s)))].slice(0, 50);

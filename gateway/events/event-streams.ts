@@ -34,7 +34,12 @@ export interface StreamTimings {
 }
 
 /** ServiceStack's defaults (10 s heartbeats, 30 s idle); five minutes or 10,000 events of replay. */
-export const defaultStreamTimings: StreamTimings = { heartbeatIntervalMs: 10_000, idleTimeoutMs: 30_000, replayMax: 10_000, replayMaxAgeMs: 300_000 };
+export const defaultStreamTimings: StreamTimings = {
+	heartbeatIntervalMs: 10_000,
+	idleTimeoutMs: 30_000,
+	replayMax: 10_000,
+	replayMaxAgeMs: 300_000,
+};
 
 /** A new stream as the endpoint found it: who, from where, on which channels, after which event. */
 export interface StreamRequest {
@@ -84,16 +89,22 @@ export class EventStreams {
 		this.gauge = openStreamsGauge(service.broker);
 		this.replay = new ReplayBuffer(timings.replayMax, timings.replayMaxAgeMs, Date.now() * 1000);
 		scopes.onChange(service.broker, userIds => {
-			this.refresh(userIds).catch((err: unknown) => this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"));
+			this.refresh(userIds).catch((err: unknown) =>
+				this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"),
+			);
 		});
-		// Streams end with the credentials that opened them, on every gateway: a session that ends (signed out, expired, its
-		// account taken back), or a user written to (password, roles, removal) for streams opened with a password, which reconnect to be checked again.
+		// Streams end with the credentials that opened them, on every gateway: a session that ends (signed out, expired,
+		// its
+		// account taken back), or a user written to (password, roles, removal) for streams opened with a password, which
+		// reconnect to be checked again.
 		onInvalidation(service.broker, (cache, keys) => {
 			if (cache === sessionCache.name) {
 				const ended = new Set(keys);
-				for (const sub of [...this.byId.values()]) if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
+				for (const sub of [...this.byId.values()])
+					if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
 			} else if (cache === profileCache.name) {
-				for (const userId of keys) for (const sub of [...(this.byUser.get(userId) ?? [])]) if (sub.sessionKey === undefined) this.end(sub);
+				for (const userId of keys)
+					for (const sub of [...(this.byUser.get(userId) ?? [])]) if (sub.sessionKey === undefined) this.end(sub);
 			}
 		});
 		// One sweep for all streams: a stream whose client stopped its heartbeats is ended, as ServiceStack does.
@@ -104,7 +115,9 @@ export class EventStreams {
 		return this.byId.size;
 	}
 
-	/** Opens a stream: headers, cmd.onConnect, onJoin to its user's other streams of its channels, then what it missed. */
+	/**
+	 * Opens a stream: headers, cmd.onConnect, onJoin to its user's other streams of its channels, then what it missed.
+	 */
 	async open(request: StreamRequest): Promise<void> {
 		const caller = callerOf(request.ctx);
 		const userId = caller?.userId;
@@ -117,9 +130,25 @@ export class EventStreams {
 		this.checkRoom(owner);
 		const id = randomBytes(18).toString("base64url");
 		const meta = this.metaOf(caller, request.channels);
-		const sub = new Subscription(id, request.res, userId, request.address, owner, caller?.sessionKey, request.channels, meta, new Set(scope.keys), new Set(scope.reach));
+		const sub = new Subscription(
+			id,
+			request.res,
+			userId,
+			request.address,
+			owner,
+			caller?.sessionKey,
+			request.channels,
+			meta,
+			new Set(scope.keys),
+			new Set(scope.reach),
+		);
 		const { res } = request;
-		res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+		res.writeHead(200, {
+			"Content-Type": "text/event-stream; charset=utf-8",
+			"Cache-Control": "no-cache",
+			Connection: "keep-alive",
+			"X-Accel-Buffering": "no",
+		});
 		res.socket?.setNoDelay(true);
 		this.add(sub);
 		res.once("close", () => this.remove(sub));
@@ -142,9 +171,16 @@ export class EventStreams {
 	/** An event from the bus: kept for replay, written to the streams it reaches. */
 	deliver(event: StreamEvent): void {
 		const schema = Object.hasOwn(streamRecords, event?.type) ? streamRecords[event.type] : undefined;
-		if (!schema || !Number.isSafeInteger(event.id) || !Array.isArray(event.keys) || !(event.readers === undefined || Array.isArray(event.readers))) return;
+		if (
+			!schema ||
+			!Number.isSafeInteger(event.id) ||
+			!Array.isArray(event.keys) ||
+			!(event.readers === undefined || Array.isArray(event.readers))
+		)
+			return;
 		let rendered: string | undefined;
-		const frame = () => (rendered ??= Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id));
+		const frame = () =>
+			(rendered ??= Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id));
 		const entry = { id: event.id, keys: event.keys, readers: event.readers, frame };
 		this.replay.add(entry);
 		const reached = new Set<Subscription>();
@@ -159,7 +195,8 @@ export class EventStreams {
 	 */
 	pulse(id: string, address: string | undefined, caller: Caller | undefined): Subscription {
 		const sub = this.accessible(id, address);
-		if (caller && sub.meta.isAuthenticated === "true" && ownerOf(caller, address) !== sub.owner) throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
+		if (caller && sub.meta.isAuthenticated === "true" && ownerOf(caller, address) !== sub.owner)
+			throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
 		sub.lastPulseAt = Date.now();
 		sub.write(Subscription.frame("cmd.onHeartbeat", JSON.stringify(sub.meta)));
 		return sub;
@@ -182,8 +219,14 @@ export class EventStreams {
 
 	/** The streams a caller may know of in these channels (all channels when none): their own; every one for an admin. */
 	subscribers(caller: Caller | undefined, channels: readonly string[]): SubscriptionMeta[] {
-		const own = isAdmin(caller) ? [...this.byId.values()] : caller?.userId ? [...(this.byUser.get(caller.userId) ?? [])] : [];
-		return own.filter(sub => channels.length === 0 || sub.channels.some(c => channels.includes(c))).map(sub => sub.meta);
+		const own = isAdmin(caller)
+			? [...this.byId.values()]
+			: caller?.userId
+				? [...(this.byUser.get(caller.userId) ?? [])]
+				: [];
+		return own
+			.filter(sub => channels.length === 0 || sub.channels.some(c => channels.includes(c)))
+			.map(sub => sub.meta);
 	}
 
 	/** Ends every stream (the gateway stops): clients reconnect elsewhere with their Last-Event-ID. */
@@ -198,18 +241,26 @@ export class EventStreams {
 			sub.write(Subscription.frame("cmd.onReload", JSON.stringify({ windowStart: missed.windowStart })));
 			return;
 		}
-		for (const event of missed.events) if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame());
+		for (const event of missed.events)
+			if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame());
 	}
 
-	/** A subscription its caller may act on: known (else 404) and from the address that opened it (else 403), as ServiceStack checks. */
+	/**
+	 * A subscription its caller may act on: known (else 404) and from the address that opened it (else 403), as
+	 * ServiceStack checks.
+	 */
 	private accessible(id: string, address: string | undefined): Subscription {
 		const sub = this.byId.get(id);
 		if (!sub) throw new PlazaError(404, "NotFound", `Subscription '${id}' does not exist`);
-		if (sub.address !== undefined && sub.address !== address) throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
+		if (sub.address !== undefined && sub.address !== address)
+			throw new PlazaError(403, "Forbidden", `Access to subscription '${id}' is denied`);
 		return sub;
 	}
 
-	/** Presence is private: a stream's joins and leaves reach only its own user's streams sharing a channel (Plaza has no rule making who is online public). */
+	/**
+	 * Presence is private: a stream's joins and leaves reach only its own user's streams sharing a channel (Plaza has no
+	 * rule making who is online public).
+	 */
 	private notifyPeers(sub: Subscription, command: "onJoin" | "onLeave" | "onUpdate"): void {
 		const peers = sub.userId ? [...(this.byUser.get(sub.userId) ?? [])] : [sub];
 		const json = JSON.stringify(sub.meta);
@@ -222,7 +273,10 @@ export class EventStreams {
 	/** 429 when the caller holds as many streams here as it may: one its client left is ended within the idle timeout. */
 	private checkRoom(owner: string): void {
 		if ((this.byOwner.get(owner)?.size ?? 0) < this.perCaller) return;
-		throw failures.tooManyRequests(Math.ceil(this.timings.idleTimeoutMs / 1000), `At most ${this.perCaller} event streams may be open at once per caller; close one first`);
+		throw failures.tooManyRequests(
+			Math.ceil(this.timings.idleTimeoutMs / 1000),
+			`At most ${this.perCaller} event streams may be open at once per caller; close one first`,
+		);
 	}
 
 	private metaOf(caller: Caller | undefined, channels: string[]): SubscriptionMeta {
@@ -276,7 +330,10 @@ export class EventStreams {
 					for (const key of sub.keys) indexed(this.byKey, key).add(sub);
 				}
 			} catch (err) {
-				this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing a stream's scope failed; it keeps its former one");
+				this.logger.warn(
+					{ event: "stream-scope-failed", error: err },
+					"Refreshing a stream's scope failed; it keeps its former one",
+				);
 			}
 		}
 	}

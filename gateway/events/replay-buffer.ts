@@ -7,7 +7,10 @@ export interface Replayable {
 	frame: () => string;
 }
 
-/** What a reconnecting stream missed: the events after its Last-Event-ID, or `reload` when the window no longer holds them. */
+/**
+ * What a reconnecting stream missed: the events after its Last-Event-ID, or `reload` when the window no longer holds
+ * them.
+ */
 export type Missed = { events: Replayable[] } | { reload: true; windowStart: number };
 
 /**
@@ -50,10 +53,13 @@ export class ReplayBuffer {
 	since(lastId: number, now = Date.now()): Missed {
 		this.trim(now);
 		// The last event dropped (windowStart − 1) is fine: everything after it is here.
-		if (!Number.isSafeInteger(lastId) || lastId < this.windowStart - 1) return { reload: true, windowStart: this.windowStart };
+		if (!Number.isSafeInteger(lastId) || lastId < this.windowStart - 1)
+			return { reload: true, windowStart: this.windowStart };
 		let at = this.entries.length;
 		while (at > this.first && this.entries[at - 1].id !== lastId) at--;
-		return { events: at > this.first ? this.entries.slice(at) : this.entries.slice(this.first).filter(e => e.id > lastId) };
+		return {
+			events: at > this.first ? this.entries.slice(at) : this.entries.slice(this.first).filter(e => e.id > lastId),
+		};
 	}
 
 	private trim(now: number): void {

@@ -27,7 +27,10 @@ export class Subscription {
 		readonly address: string | undefined,
 		/** Whom it counts against and answers to (see ownerOf): its user, the admin key, else its client's address. */
 		readonly owner: string,
-		/** The key of the session it was opened with: when that session ends (signed out, expired, taken back), so does the stream. */
+		/**
+		 * The key of the session it was opened with: when that session ends (signed out, expired, taken back), so does the
+		 * stream.
+		 */
 		readonly sessionKey: string | undefined,
 		public channels: string[],
 		readonly meta: SubscriptionMeta,
@@ -36,7 +39,10 @@ export class Subscription {
 		public reach: ReadonlySet<string>,
 	) {}
 
-	/** Writes a frame. A client that reads too slowly to take it is cut off: it reconnects with its Last-Event-ID rather than grow the gateway's memory. */
+	/**
+	 * Writes a frame. A client that reads too slowly to take it is cut off: it reconnects with its Last-Event-ID rather
+	 * than grow the gateway's memory.
+	 */
 	write(frame: string): void {
 		if (this.closed) return;
 		if (this.res.writableLength > maxUnsentBytes) this.res.destroy();

@@ -1,7 +1,13 @@
 import { MetadataOperationType, MetadataPropertyType, MetadataType, MetadataTypeName, MetadataTypes } from "./model";
 import { defaultNamespace, optionsHeader, ReferenceOptions } from "./options";
 
-const keywords: Record<string, string> = { String: "string", Int32: "int", Double: "double", Boolean: "bool", Object: "Object" };
+const keywords: Record<string, string> = {
+	String: "string",
+	Int32: "int",
+	Double: "double",
+	Boolean: "bool",
+	Object: "Object",
+};
 
 const verbMarkers: Record<string, string> = { GET: "IGet", POST: "IPost", PUT: "IPut", DELETE: "IDelete" };
 
@@ -17,13 +23,28 @@ export function cSharpDtos(model: MetadataTypes, options: ReferenceOptions): str
 		["IncludeTypes", options.IncludeTypes.join(",")],
 		["ExcludeTypes", options.ExcludeTypes.join(",")],
 	]);
-	const usings = ["System", "System.IO", "System.Collections", "System.Collections.Generic", "System.Runtime.Serialization", "ServiceStack", "ServiceStack.DataAnnotations", namespace];
+	const usings = [
+		"System",
+		"System.IO",
+		"System.Collections",
+		"System.Collections.Generic",
+		"System.Runtime.Serialization",
+		"ServiceStack",
+		"ServiceStack.DataAnnotations",
+		namespace,
+	];
 	const classes = [...model.Types.map(t => typeClass(t)), ...model.Operations.map(op => requestClass(op))];
 	return `${header}\n\n${usings.map(u => `using ${u};`).join("\n")}\n\n\nnamespace ${namespace}\n{\n\n${classes.join("\n\n")}\n}\n\n`;
 }
 
 function typeClass(t: MetadataType): string {
-	return [...summary(t.Description), `    public partial class ${t.Name}`, "    {", ...properties(t.Properties), "    }"].join("\n");
+	return [
+		...summary(t.Description),
+		`    public partial class ${t.Name}`,
+		"    {",
+		...properties(t.Properties),
+		"    }",
+	].join("\n");
 }
 
 function requestClass(op: MetadataOperationType): string {

@@ -20,7 +20,9 @@ export interface MetadataType {
 	Properties: MetadataPropertyType[];
 }
 
-/** A type as a name and, for List`1 and Dictionary`2, its arguments (`List<Post>` is Name List`1, GenericArgs ["Post"]). */
+/**
+ * A type as a name and, for List`1 and Dictionary`2, its arguments (`List<Post>` is Name List`1, GenericArgs ["Post"]).
+ */
 export interface MetadataTypeName {
 	Name: string;
 	GenericArgs?: string[];
@@ -105,7 +107,8 @@ function recordType(r: RecordShape, isResponse: boolean): MetadataType {
 		...(f.shape.kind in scalars && scalars[f.shape.kind].valueType ? { IsValueType: true } : {}),
 		...(f.description ? { Description: f.description } : {}),
 	}));
-	if (isResponse && !properties.some(p => p.Name === "ResponseStatus")) properties.push({ Name: "ResponseStatus", Type: "ResponseStatus" });
+	if (isResponse && !properties.some(p => p.Name === "ResponseStatus"))
+		properties.push({ Name: "ResponseStatus", Type: "ResponseStatus" });
 	return { Name: r.name, Properties: properties };
 }
 

@@ -16,14 +16,19 @@ export const defaultNamespace = "Plaza.ServiceModel";
 
 /** The options a query string asks for, names in any case; lists comma-separated. */
 export function referenceOptions(query: URLSearchParams): ReferenceOptions {
-	const get = (name: string) => [...query.entries()].find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1]?.trim() ?? "";
+	const get = (name: string) =>
+		[...query.entries()].find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1]?.trim() ?? "";
 	// Only type names (and Name.*): the options are written back into the DTOs' header comment.
 	const list = (name: string) =>
 		get(name)
 			.split(",")
 			.map(s => s.trim())
 			.filter(s => /^\w+(\.\*)?$/.test(s));
-	return { IncludeTypes: list("IncludeTypes"), ExcludeTypes: list("ExcludeTypes"), GlobalNamespace: get("GlobalNamespace").replace(/[^\w.]/g, "") };
+	return {
+		IncludeTypes: list("IncludeTypes"),
+		ExcludeTypes: list("ExcludeTypes"),
+		GlobalNamespace: get("GlobalNamespace").replace(/[^\w.]/g, ""),
+	};
 }
 
 /**
@@ -48,7 +53,8 @@ export function selectTypes(model: MetadataTypes, options: ReferenceOptions): Me
 	const { IncludeTypes: include, ExcludeTypes: exclude } = options;
 	if (!include.length && !exclude.length) return model;
 	const wanted = new Set(include.filter(name => !name.endsWith(".*")));
-	for (const name of include.filter(n => n.endsWith(".*"))) for (const found of referencedFrom(model, name.slice(0, -2))) wanted.add(found);
+	for (const name of include.filter(n => n.endsWith(".*")))
+		for (const found of referencedFrom(model, name.slice(0, -2))) wanted.add(found);
 	const keep = (name: string) => (!include.length || wanted.has(name)) && !exclude.includes(name);
 	return {
 		...model,

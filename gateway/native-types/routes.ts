@@ -24,12 +24,19 @@ export function nativeTypesAliases(config: PlazaConfig): Record<string, PageHand
 	const modelFor = (req: GatewayRequest) => {
 		const query = new URL(req.url ?? "/", "http://plaza").searchParams;
 		const options = referenceOptions(query);
-		return { model: selectTypes(metadataTypes(catalogue, baseUrlOf(req, config.trustProxy), apiVersion), options), options };
+		return {
+			model: selectTypes(metadataTypes(catalogue, baseUrlOf(req, config.trustProxy), apiVersion), options),
+			options,
+		};
 	};
 	const aliases: Record<string, PageHandler> = {
 		"GET /types"(req, res) {
 			const base = baseUrlOf(req, config.trustProxy);
-			sendJson(req, res, 200, { Metadata: `${base}/types/metadata`, Csharp: `${base}/types/csharp`, TypeScript: `${base}/types/typescript` });
+			sendJson(req, res, 200, {
+				Metadata: `${base}/types/metadata`,
+				Csharp: `${base}/types/csharp`,
+				TypeScript: `${base}/types/typescript`,
+			});
 		},
 		// The gateway takes a ".json" suffix off every path, so this is /types/metadata.json as well.
 		"GET /types/metadata"(req, res) {

@@ -36,7 +36,14 @@ export function typeScriptDtos(model: MetadataTypes, options: ReferenceOptions):
 }
 
 function typeClass(t: MetadataType): string {
-	return [...descriptionComment(t.Description), `export class ${t.Name}`, "{", ...properties(t.Properties), constructorOf(t.Name), "}"].join("\n");
+	return [
+		...descriptionComment(t.Description),
+		`export class ${t.Name}`,
+		"{",
+		...properties(t.Properties),
+		constructorOf(t.Name),
+		"}",
+	].join("\n");
 }
 
 function requestClass(op: MetadataOperationType): string {

@@ -22,7 +22,9 @@ function valueOf(element: XmlElement, shape: Shape): unknown {
 			if (!element.children.length && element.text.trim()) return element.text;
 			return element.children.map(child => valueOf(child, shape.item));
 		case "dictionary":
-			return Object.fromEntries(element.children.map(pair => [textOf(pair, "Key"), valueOf(childNamed(pair, "Value") ?? nil, shape.value)]));
+			return Object.fromEntries(
+				element.children.map(pair => [textOf(pair, "Key"), valueOf(childNamed(pair, "Value") ?? nil, shape.value)]),
+			);
 		case "boolean":
 			return scalar(element, text => ({ "1": "true", "0": "false" })[text.trim()] ?? text);
 		default:
@@ -53,7 +55,13 @@ function textOf(element: XmlElement, local: string): string {
 	return childNamed(element, local)?.text ?? "";
 }
 
-const nil: XmlElement = { uri: "", local: "", attributes: new Map([[`{${ns.xsi}}nil`, "true"]]), children: [], text: "" };
+const nil: XmlElement = {
+	uri: "",
+	local: "",
+	attributes: new Map([[`{${ns.xsi}}nil`, "true"]]),
+	children: [],
+	text: "",
+};
 
 function isNil(element: XmlElement): boolean {
 	return ["true", "1"].includes(element.attributes.get(`{${ns.xsi}}nil`)?.trim() ?? "");

@@ -45,13 +45,16 @@ export function writeElement(out: string[], name: string, shape: Shape, value: u
 			const space = xsdType(shape).space;
 			const item = qualified(space, xsdType(shape.item).name);
 			out.push(`<${name}>`);
-			for (const v of Array.isArray(value) ? value : []) if (v !== null && v !== undefined) writeElement(out, item, shape.item, v);
+			for (const v of Array.isArray(value) ? value : [])
+				if (v !== null && v !== undefined) writeElement(out, item, shape.item, v);
 			out.push(`</${name}>`);
 			return;
 		}
 		case "dictionary": {
 			const space = xsdType(shape).space;
-			const [pair, key, val] = [`KeyValueOfstring${xsdType(shape.value).name}`, "Key", "Value"].map(n => qualified(space, n));
+			const [pair, key, val] = [`KeyValueOfstring${xsdType(shape.value).name}`, "Key", "Value"].map(n =>
+				qualified(space, n),
+			);
 			out.push(`<${name}>`);
 			for (const [k, v] of Object.entries(typeof value === "object" ? value : {})) {
 				out.push(`<${pair}><${key}>${escapeText(k)}</${key}>`);
@@ -78,15 +81,32 @@ function scalarText(shape: Shape, value: unknown): string | undefined {
 	switch (shape.kind) {
 		case "guid": {
 			const s = String(value);
-			return /^[0-9a-f]{32}$/i.test(s) ? `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}` : s;
+			return /^[0-9a-f]{32}$/i.test(s)
+				? `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`
+				: s;
 		}
 		case "timestamp": {
-			const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : value instanceof Date ? value.getTime() : NaN;
+			const ms =
+				typeof value === "number"
+					? value
+					: typeof value === "string"
+						? Date.parse(value)
+						: value instanceof Date
+							? value.getTime()
+							: NaN;
 			return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
 		}
 		case "integer":
 		case "number":
-			return typeof value === "number" ? (Number.isFinite(value) ? String(value) : Number.isNaN(value) ? "NaN" : value > 0 ? "INF" : "-INF") : String(value);
+			return typeof value === "number"
+				? Number.isFinite(value)
+					? String(value)
+					: Number.isNaN(value)
+						? "NaN"
+						: value > 0
+							? "INF"
+							: "-INF"
+				: String(value);
 		case "boolean":
 			return typeof value === "boolean" ? String(value) : String(value === "true" || value === 1);
 		default:

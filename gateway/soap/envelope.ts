@@ -10,11 +10,15 @@ import { parseXmlDocument } from "../xml/document";
  */
 export function requestElement(bytes: Buffer): XmlElement {
 	const root = parseXmlDocument(bytes, "The envelope");
-	if (root.local === "Envelope" && root.uri === ns.envelope12) throw fault("VersionMismatch", "This is a SOAP 1.1 endpoint: send a SOAP 1.1 envelope");
-	if (root.local !== "Envelope" || root.uri !== ns.envelope) throw failures.invalidBody(`The root element must be the SOAP 1.1 Envelope (${ns.envelope})`);
+	if (root.local === "Envelope" && root.uri === ns.envelope12)
+		throw fault("VersionMismatch", "This is a SOAP 1.1 endpoint: send a SOAP 1.1 envelope");
+	if (root.local !== "Envelope" || root.uri !== ns.envelope)
+		throw failures.invalidBody(`The root element must be the SOAP 1.1 Envelope (${ns.envelope})`);
 
 	const header = root.children.find(e => e.uri === ns.envelope && e.local === "Header");
-	const required = header?.children.find(e => ["1", "true"].includes(e.attributes.get(`{${ns.envelope}}mustUnderstand`) ?? ""));
+	const required = header?.children.find(e =>
+		["1", "true"].includes(e.attributes.get(`{${ns.envelope}}mustUnderstand`) ?? ""),
+	);
 	if (required) throw fault("MustUnderstand", `The header ${required.local} is not understood here`);
 
 	const body = root.children.find(e => e.uri === ns.envelope && e.local === "Body");

@@ -17,5 +17,8 @@ export function faultEnvelope(failure: Failure): string {
 	const detail: string[] = [`<ResponseStatus xmlns="${ns.types}">`];
 	writeRecord(detail, shapeOf(ResponseStatusRecord, "ResponseStatus") as RecordShape, { ...status });
 	detail.push("</ResponseStatus>");
-	return envelope("", `<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${escapeText(status.Message)}</faultstring><detail>${detail.join("")}</detail></soap:Fault>`);
+	return envelope(
+		"",
+		`<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${escapeText(status.Message)}</faultstring><detail>${detail.join("")}</detail></soap:Fault>`,
+	);
 }

@@ -25,7 +25,9 @@ interface SoapCall {
 }
 
 export type SoapRequest = GatewayRequest & {
-	/** The call the envelope holds, read once: by the handler, or by the failure writer when the call failed before it. */
+	/**
+	 * The call the envelope holds, read once: by the handler, or by the failure writer when the call failed before it.
+	 */
 	$soapCall?: Promise<SoapCall>;
 };
 
@@ -60,7 +62,12 @@ export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res
  * HTTP status too, only when no operation can be named: an envelope too large, unreadable or
  * hostile, or an unknown operation.
  */
-export async function sendSoapFailure(config: PlazaConfig, req: SoapRequest, res: ServerResponse, failure: Failure): Promise<void> {
+export async function sendSoapFailure(
+	config: PlazaConfig,
+	req: SoapRequest,
+	res: ServerResponse,
+	failure: Failure,
+): Promise<void> {
 	const call = await soapCallOf(req, config).catch(() => undefined);
 	if (res.headersSent) return;
 	res.setHeader("X-Status", String(failure.status));

@@ -9,7 +9,26 @@ const addressSlot = "{{address}}";
 
 /** WCF's own data types, which every ServiceStack WSDL carries as they are. */
 const serializationSchema = `    <xs:schema xmlns:tns="${ns.serialization}" attributeFormDefault="qualified" elementFormDefault="qualified" targetNamespace="${ns.serialization}" xmlns:xs="${ns.xs}">
-${["anyType", "anyURI", "base64Binary", "boolean", "byte", "dateTime", "decimal", "double", "float", "int", "long", "QName", "short", "string", "unsignedByte", "unsignedInt", "unsignedLong", "unsignedShort"]
+${[
+	"anyType",
+	"anyURI",
+	"base64Binary",
+	"boolean",
+	"byte",
+	"dateTime",
+	"decimal",
+	"double",
+	"float",
+	"int",
+	"long",
+	"QName",
+	"short",
+	"string",
+	"unsignedByte",
+	"unsignedInt",
+	"unsignedLong",
+	"unsignedShort",
+]
 	.map(t => `      <xs:element name="${t}" nillable="true" type="xs:${t}" />`)
 	.join("\n")}
       <xs:element name="char" nillable="true" type="tns:char" />
@@ -51,7 +70,8 @@ export function wsdlFor(ops: readonly DescribedOperation[]): (address: string) =
 		types.add(responseLayout(op).type);
 	}
 	const names = ops.map(op => op.name);
-	const operation = (name: string, body: string) => `    <wsdl:operation name="${name}">\n${body}\n    </wsdl:operation>`;
+	const operation = (name: string, body: string) =>
+		`    <wsdl:operation name="${name}">\n${body}\n    </wsdl:operation>`;
 	const document = `<?xml version="1.0" encoding="utf-8"?>
 <wsdl:definitions name="Soap11" targetNamespace="${ns.types}" xmlns:svc="${ns.types}" xmlns:tns="${ns.types}" xmlns:wsdl="${ns.wsdl}" xmlns:soap="${ns.wsdlSoap}" xmlns:xsd="${ns.xs}">
   <wsdl:types>
@@ -113,7 +133,8 @@ class TypeCollector {
 		const key = `${space}:${name}`;
 		const existing = this.declared.get(key);
 		if (existing) {
-			if (existing.signature !== signature) throw new Error(`Two different types are named ${name}: rename one record or operation`);
+			if (existing.signature !== signature)
+				throw new Error(`Two different types are named ${name}: rename one record or operation`);
 			return false;
 		}
 		const xml = `      <xs:complexType name="${name}">\n${body}\n      </xs:complexType>\n      <xs:element name="${name}" nillable="true" type="tns:${name}" />`;
@@ -128,7 +149,9 @@ class TypeCollector {
 			.map(f => `${f.name}:${xsdType(f.shape).name}`)
 			.join(",");
 		const elements = fields.map(f => `          ${element(f.name, f.shape, "types", 'minOccurs="0"')}`);
-		const body = elements.length ? `        <xs:sequence>\n${elements.join("\n")}\n        </xs:sequence>` : "        <xs:sequence />";
+		const body = elements.length
+			? `        <xs:sequence>\n${elements.join("\n")}\n        </xs:sequence>`
+			: "        <xs:sequence />";
 		if (this.declare("types", record.name, signature, body)) for (const f of fields) this.add(f.shape);
 	}
 

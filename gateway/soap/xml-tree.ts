@@ -36,7 +36,8 @@ export function parseXml(text: string, limits: XmlLimits): XmlElement {
 
 	parser.on("doctype", () => refuse("A document type declaration (DTD) is not allowed"));
 	parser.on("xmldecl", decl => {
-		if (decl.encoding && !/^utf-?8$/i.test(decl.encoding)) refuse(`The encoding ${decl.encoding} is not supported: send UTF-8`);
+		if (decl.encoding && !/^utf-?8$/i.test(decl.encoding))
+			refuse(`The encoding ${decl.encoding} is not supported: send UTF-8`);
 	});
 	parser.on("opentag", tag => {
 		if (++count > limits.maxElements) refuse(`The document has more than ${limits.maxElements} elements`);
@@ -64,7 +65,9 @@ export function parseXml(text: string, limits: XmlLimits): XmlElement {
 	try {
 		parser.write(text).close();
 	} catch (err) {
-		throw failures.invalidBody(refusal ?? `The XML is not well-formed: ${(err as Error).message.replace(/^undefined:/, "").trim()}`);
+		throw failures.invalidBody(
+			refusal ?? `The XML is not well-formed: ${(err as Error).message.replace(/^undefined:/, "").trim()}`,
+		);
 	}
 	if (!root) throw failures.invalidBody("The XML has no root element");
 	return root;

@@ -33,7 +33,11 @@ export function xsdType(shape: Shape): XsdType {
 		}
 		case "dictionary": {
 			const value = xsdType(shape.value);
-			return { space: value.space === "types" ? "types" : "arrays", name: `ArrayOfKeyValueOfstring${value.name}`, nillable: true };
+			return {
+				space: value.space === "types" ? "types" : "arrays",
+				name: `ArrayOfKeyValueOfstring${value.name}`,
+				nillable: true,
+			};
 		}
 		default:
 			return { space: "xs", name: "string", nillable: true };
@@ -81,10 +85,16 @@ function makeLayout(op: { name: string; response: Joi.Schema }): ResponseLayout 
 	const status: Field = { name: "ResponseStatus", shape: shapeOf(ResponseStatus, "ResponseStatus"), required: false };
 	if (shape.kind === "record" && shape.name === name) {
 		const fields = shape.fields.some(f => f.name === status.name) ? shape.fields : [...shape.fields, status];
-		return { type: { kind: "record", name, fields }, wrap: result => (result && typeof result === "object" ? (result as Record<string, unknown>) : {}) };
+		return {
+			type: { kind: "record", name, fields },
+			wrap: result => (result && typeof result === "object" ? (result as Record<string, unknown>) : {}),
+		};
 	}
 	const member = memberName(shape);
-	return { type: { kind: "record", name, fields: [{ name: member, shape, required: false }, status] }, wrap: result => ({ [member]: result }) };
+	return {
+		type: { kind: "record", name, fields: [{ name: member, shape, required: false }, status] },
+		wrap: result => ({ [member]: result }),
+	};
 }
 
 function memberName(shape: Shape): string {

@@ -14,6 +14,9 @@ import { parseXmlDocument } from "./document";
 export function xmlRequestFields(bytes: Buffer): Record<string, unknown> {
 	const root = parseXmlDocument(bytes, "The XML body");
 	const operation = root.uri === ns.types || root.uri === "" ? operationNamed(root.local) : undefined;
-	if (!operation) throw failures.invalidBody(`The XML body's root element must be an operation's request in the namespace ${ns.types}, not {${root.uri}}${root.local}`);
+	if (!operation)
+		throw failures.invalidBody(
+			`The XML body's root element must be an operation's request in the namespace ${ns.types}, not {${root.uri}}${root.local}`,
+		);
 	return paramsOf(root, requestShape(operation));
 }

@@ -7,10 +7,19 @@ import { ns } from "../soap/namespaces";
 import { Space, xsdType } from "../soap/xsd";
 
 /** The namespace a root element of each schema is written in, as DataContractSerializer writes it. */
-const rootNamespace: Record<Space, string> = { types: ns.types, arrays: ns.arrays, serialization: ns.serialization, xs: ns.serialization };
+const rootNamespace: Record<Space, string> = {
+	types: ns.types,
+	arrays: ns.arrays,
+	serialization: ns.serialization,
+	xs: ns.serialization,
+};
 
 /** ServiceStack's body of a failure that has no response DTO of its own. */
-const errorResponse: RecordShape = { kind: "record", name: "ErrorResponse", fields: [{ name: "ResponseStatus", shape: shapeOf(ResponseStatusRecord, "ResponseStatus"), required: false }] };
+const errorResponse: RecordShape = {
+	kind: "record",
+	name: "ErrorResponse",
+	fields: [{ name: "ResponseStatus", shape: shapeOf(ResponseStatusRecord, "ResponseStatus"), required: false }],
+};
 
 /**
  * A value as ServiceStack writes it in XML: the DataContract of the WSDL's type, the element named
@@ -28,7 +37,9 @@ export function dataContractXml(shape: Shape, value: unknown): string {
 	return `<?xml version="1.0" encoding="utf-8"?>${element.slice(0, name.length + 1)}${declarations}${element.slice(name.length + 1)}`;
 }
 
-/** An operation's result in XML: the type the WSDL names its response (a record, or the ArrayOf of a list's records). */
+/**
+ * An operation's result in XML: the type the WSDL names its response (a record, or the ArrayOf of a list's records).
+ */
 export function answerXml(op: { name: string; response: Joi.Schema }, result: unknown): string {
 	return dataContractXml(shapeOf(op.response, `${op.name}Response`), result);
 }

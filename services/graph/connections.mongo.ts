@@ -27,7 +27,10 @@ export interface PairDocument {
 	created_time: number;
 }
 
-/** Indexes of the pairs: a user's connections in order (multikey on owners), and a side by its Id (cursors, DeleteConnection). */
+/**
+ * Indexes of the pairs: a user's connections in order (multikey on owners), and a side by its Id (cursors,
+ * DeleteConnection).
+ */
 export async function createConnectionIndexes(pairs: Collection<PairDocument>): Promise<void> {
 	await pairs.createIndex({ owners: 1, created_time: 1, _id: 1 }, { name: "connections_by_owner" });
 	await pairs.createIndex({ "sides.id": 1 }, { name: "connections_by_side", unique: true });
@@ -35,18 +38,34 @@ export async function createConnectionIndexes(pairs: Collection<PairDocument>): 
 
 const pairKeyOf = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
-const fieldsOf = (side: ConnectionSide): SideFields => ({ id: side.Id, owner_id: side.OwnerId, user_id: side.UserId, is_favorite: side.IsFavorite });
+const fieldsOf = (side: ConnectionSide): SideFields => ({
+	id: side.Id,
+	owner_id: side.OwnerId,
+	user_id: side.UserId,
+	is_favorite: side.IsFavorite,
+});
 
-const toConnection = (side: SideFields): ConnectionRow => ({ Id: side.id, OwnerId: side.owner_id, UserId: side.user_id, IsFavorite: side.is_favorite === true });
+const toConnection = (side: SideFields): ConnectionRow => ({
+	Id: side.id,
+	OwnerId: side.owner_id,
+	UserId: side.user_id,
+	IsFavorite: side.is_favorite === true,
+});
 
 /** The pair's document, its sides in the order of its owners. */
 function pairOf(a: ConnectionSide, b: ConnectionSide): PairDocument {
 	const [lower, upper] = a.OwnerId < b.OwnerId ? [a, b] : [b, a];
-	return { _id: pairKeyOf(a.OwnerId, b.OwnerId), owners: [lower.OwnerId, upper.OwnerId], sides: [fieldsOf(lower), fieldsOf(upper)], created_time: Math.min(a.CreatedTime, b.CreatedTime) };
+	return {
+		_id: pairKeyOf(a.OwnerId, b.OwnerId),
+		owners: [lower.OwnerId, upper.OwnerId],
+		sides: [fieldsOf(lower), fieldsOf(upper)],
+		created_time: Math.min(a.CreatedTime, b.CreatedTime),
+	};
 }
 
 /** `owner`'s side of a pair they are in. */
-const sideOf = (pair: PairDocument, owner: string) => toConnection(pair.sides[0].owner_id === owner ? pair.sides[0] : pair.sides[1]);
+const sideOf = (pair: PairDocument, owner: string) =>
+	toConnection(pair.sides[0].owner_id === owner ? pair.sides[0] : pair.sides[1]);
 
 /** Connections on MongoDB: what `ConnectionsRepository` does on SQL, each pair one document. */
 export class MongoConnectionsRepository implements RepositoryContract<ConnectionsRepository> {
@@ -56,17 +75,42 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 		this.pairs = store.collection<PairDocument>("connections");
 	}
 
-	/** Connects two users: [the owner's side, the other's], or undefined when they are connected already (either way round). */
-	async connect(ownerId: string, userId: string, isFavorite: boolean, now: number): Promise<[ConnectionRow, ConnectionRow] | undefined> {
-		const mine: ConnectionSide = { Id: newGuid(), OwnerId: ownerId, UserId: userId, IsFavorite: isFavorite, CreatedTime: now };
-		const theirs: ConnectionSide = { Id: newGuid(), OwnerId: userId, UserId: ownerId, IsFavorite: false, CreatedTime: now };
+	/**
+	 * Connects two users: [the owner's side, the other's], or undefined when they are connected already (either way
+	 * round).
+	 */
+	async connect(
+		ownerId: string,
+		userId: string,
+		isFavorite: boolean,
+		now: number,
+	): Promise<[ConnectionRow, ConnectionRow] | undefined> {
+		const mine: ConnectionSide = {
+			Id: newGuid(),
+			OwnerId: ownerId,
+			UserId: userId,
+			IsFavorite: isFavorite,
+			CreatedTime: now,
+		};
+		const theirs: ConnectionSide = {
+			Id: newGuid(),
+			OwnerId: userId,
+			UserId: ownerId,
+			IsFavorite: false,
+			CreatedTime: now,
+		};
 		if (!(await this.store.insertOnce(this.pairs, pairOf(mine, theirs)))) return undefined;
 		return [toConnection(fieldsOf(mine)), toConnection(fieldsOf(theirs))];
 	}
 
-	/** Removes a connection, both sides in one delete: the owner's side as it was, or undefined when the owner has no such connection. */
+	/**
+	 * Removes a connection, both sides in one delete: the owner's side as it was, or undefined when the owner has no such
+	 * connection.
+	 */
 	async disconnect(id: string, ownerId: string): Promise<ConnectionRow | undefined> {
-		const removed = await this.store.write(this.pairs.findOneAndDelete({ sides: { $elemMatch: { id, owner_id: ownerId } } }));
+		const removed = await this.store.write(
+			this.pairs.findOneAndDelete({ sides: { $elemMatch: { id, owner_id: ownerId } } }),
+		);
 		return removed ? sideOf(removed, ownerId) : undefined;
 	}
 
@@ -88,7 +132,13 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 	async firstOf(ownerIds: string[], limit: number): Promise<ConnectionRow[]> {
 		if (ownerIds.length === 0 || limit === 0) return [];
 		const owners = [...new Set(ownerIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-		const lists = await Promise.all(owners.map(async owner => (await this.pairs.find({ owners: owner }).sort({ created_time: 1, _id: 1 }).limit(limit).toArray()).map(pair => sideOf(pair, owner))));
+		const lists = await Promise.all(
+			owners.map(async owner =>
+				(await this.pairs.find({ owners: owner }).sort({ created_time: 1, _id: 1 }).limit(limit).toArray()).map(pair =>
+					sideOf(pair, owner),
+				),
+			),
+		);
 		return lists.flat();
 	}
 
@@ -102,12 +152,21 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 		const found = await this.pairs.findOne({ _id: key });
 		const mirror = found ? found.sides.find(s => s.owner_id === side.UserId) : undefined;
 		const other: ConnectionSide = mirror
-			? { Id: mirror.id, OwnerId: mirror.owner_id, UserId: mirror.user_id, IsFavorite: mirror.is_favorite, CreatedTime: found!.created_time }
+			? {
+					Id: mirror.id,
+					OwnerId: mirror.owner_id,
+					UserId: mirror.user_id,
+					IsFavorite: mirror.is_favorite,
+					CreatedTime: found!.created_time,
+				}
 			: { Id: newGuid(), OwnerId: side.UserId, UserId: side.OwnerId, IsFavorite: false, CreatedTime: side.CreatedTime };
 		await this.store.write(this.pairs.replaceOne({ _id: key }, pairOf(side, other), { upsert: true }));
 	}
 
-	/** The ids of the users a user is connected to (at most `limit` of them, when given: a fan-out asks whether there are more than it pushes to). */
+	/**
+	 * The ids of the users a user is connected to (at most `limit` of them, when given: a fan-out asks whether there are
+	 * more than it pushes to).
+	 */
 	async peopleOf(ownerId: string, limit?: number): Promise<string[]> {
 		const pairs = await this.pairs
 			.find({ owners: ownerId }, { projection: { owners: 1 } })

@@ -21,13 +21,10 @@ const connection = (row: ConnectionRow): ConnectionRow => ({ ...row, IsFavorite:
 
 /** Inserts a side unless its (owner, user) exists: whether this call inserted it. */
 async function insertSide(db: SqlExecutor, side: ConnectionSide): Promise<boolean> {
-	const inserted = await db.get("INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner_id, user_id) DO NOTHING RETURNING id", [
-		side.Id,
-		side.OwnerId,
-		side.UserId,
-		side.IsFavorite,
-		side.CreatedTime,
-	]);
+	const inserted = await db.get(
+		"INSERT INTO connections (id, owner_id, user_id, is_favorite, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner_id, user_id) DO NOTHING RETURNING id",
+		[side.Id, side.OwnerId, side.UserId, side.IsFavorite, side.CreatedTime],
+	);
 	return !!inserted;
 }
 
@@ -40,9 +37,26 @@ export class ConnectionsRepository {
 	 * when the owner is connected already (either way round). A side missing from an older store is
 	 * written then too, so that a retry repairs a half pair.
 	 */
-	async connect(ownerId: string, userId: string, isFavorite: boolean, now: number): Promise<[ConnectionRow, ConnectionRow] | undefined> {
-		const mine: ConnectionSide = { Id: newGuid(), OwnerId: ownerId, UserId: userId, IsFavorite: isFavorite, CreatedTime: now };
-		const theirs: ConnectionSide = { Id: newGuid(), OwnerId: userId, UserId: ownerId, IsFavorite: false, CreatedTime: now };
+	async connect(
+		ownerId: string,
+		userId: string,
+		isFavorite: boolean,
+		now: number,
+	): Promise<[ConnectionRow, ConnectionRow] | undefined> {
+		const mine: ConnectionSide = {
+			Id: newGuid(),
+			OwnerId: ownerId,
+			UserId: userId,
+			IsFavorite: isFavorite,
+			CreatedTime: now,
+		};
+		const theirs: ConnectionSide = {
+			Id: newGuid(),
+			OwnerId: userId,
+			UserId: ownerId,
+			IsFavorite: false,
+			CreatedTime: now,
+		};
 		return this.db.transaction(async tx => {
 			// The lower owner's side first, whoever asks: A→B and B→A at once wait on one key rather than deadlock.
 			const ordered = ownerId < userId ? [mine, theirs] : [theirs, mine];
@@ -50,15 +64,24 @@ export class ConnectionsRepository {
 			for (const side of ordered) if (await insertSide(tx, side)) inserted.add(side);
 			if (!inserted.has(mine)) return undefined;
 			if (inserted.has(theirs)) return [strip(mine), strip(theirs)];
-			const other = await tx.get<ConnectionRow>(`SELECT ${columns} FROM connections WHERE owner_id = $1 AND user_id = $2`, [userId, ownerId]);
+			const other = await tx.get<ConnectionRow>(
+				`SELECT ${columns} FROM connections WHERE owner_id = $1 AND user_id = $2`,
+				[userId, ownerId],
+			);
 			return [strip(mine), other ? connection(other) : strip(theirs)];
 		});
 	}
 
-	/** Removes a connection, both sides in one transaction: the owner's side as it was, or undefined when the owner has no such connection. */
+	/**
+	 * Removes a connection, both sides in one transaction: the owner's side as it was, or undefined when the owner has no
+	 * such connection.
+	 */
 	async disconnect(id: string, ownerId: string): Promise<ConnectionRow | undefined> {
 		return this.db.transaction(async tx => {
-			const found = await tx.get<ConnectionRow>(`SELECT ${columns} FROM connections WHERE id = $1 AND owner_id = $2`, [id, ownerId]);
+			const found = await tx.get<ConnectionRow>(`SELECT ${columns} FROM connections WHERE id = $1 AND owner_id = $2`, [
+				id,
+				ownerId,
+			]);
 			if (!found) return undefined;
 			const sides: Array<[string, string]> = [
 				[found.OwnerId, found.UserId],
@@ -68,7 +91,10 @@ export class ConnectionsRepository {
 			if (found.UserId < found.OwnerId) sides.reverse();
 			let mine: ConnectionRow | undefined;
 			for (const [owner, user] of sides) {
-				const row = await tx.get<ConnectionRow>(`DELETE FROM connections WHERE owner_id = $1 AND user_id = $2 RETURNING ${columns}`, [owner, user]);
+				const row = await tx.get<ConnectionRow>(
+					`DELETE FROM connections WHERE owner_id = $1 AND user_id = $2 RETURNING ${columns}`,
+					[owner, user],
+				);
 				if (owner === ownerId) mine = row;
 			}
 			// Removed meanwhile by the other side's request: that one answers for it.
@@ -78,7 +104,14 @@ export class ConnectionsRepository {
 
 	/** A page of a user's connections, oldest first; the cursor is a connection's Id. */
 	async of(ownerId: string, page: Page): Promise<ConnectionRow[]> {
-		return (await pageOf<ConnectionRow>(this.db, { table: "connections", columns, owner: "owner_id", time: "created_time", tiebreak: "id" }, ownerId, page)).map(connection);
+		return (
+			await pageOf<ConnectionRow>(
+				this.db,
+				{ table: "connections", columns, owner: "owner_id", time: "created_time", tiebreak: "id" },
+				ownerId,
+				page,
+			)
+		).map(connection);
 	}
 
 	/** The first `limit` connections of each of these users (oldest first, grouped by owner), cut in the query. */
@@ -106,7 +139,13 @@ export class ConnectionsRepository {
 				 ON CONFLICT (owner_id, user_id) DO UPDATE SET id = excluded.id, is_favorite = excluded.is_favorite, created_time = excluded.created_time`,
 				[side.Id, side.OwnerId, side.UserId, side.IsFavorite, side.CreatedTime],
 			);
-			await insertSide(tx, { Id: newGuid(), OwnerId: side.UserId, UserId: side.OwnerId, IsFavorite: false, CreatedTime: side.CreatedTime });
+			await insertSide(tx, {
+				Id: newGuid(),
+				OwnerId: side.UserId,
+				UserId: side.OwnerId,
+				IsFavorite: false,
+				CreatedTime: side.CreatedTime,
+			});
 		});
 	}
 }

@@ -11,12 +11,38 @@ const time = (doc: LegacyDoc) => Number(doc.CreatedTime) || 0;
  * network by the former store is dropped). A connection side brings its mirror if that is missing.
  */
 export const graphLegacy: LegacyImport<GraphContract> = {
-	connections: (repo, doc) => repo.connections.importSide({ Id: doc._id, OwnerId: String(doc.OwnerId), UserId: String(doc.UserId), IsFavorite: doc.IsFavorite === true, CreatedTime: time(doc) }),
-	networks: (repo, doc) => repo.networks.importNetwork({ Id: doc._id, Name: legacyText(doc.Name) ?? "", OwnerId: String(doc.OwnerId), NumberOfMembers: 0, IsOpen: doc.IsOpen === true, CreatedTime: time(doc) }),
-	members: (repo, doc) => repo.networks.importMember({ Id: doc._id, NetworkId: String(doc.NetworkId), UserId: String(doc.UserId), CreatedTime: time(doc) }),
+	connections: (repo, doc) =>
+		repo.connections.importSide({
+			Id: doc._id,
+			OwnerId: String(doc.OwnerId),
+			UserId: String(doc.UserId),
+			IsFavorite: doc.IsFavorite === true,
+			CreatedTime: time(doc),
+		}),
+	networks: (repo, doc) =>
+		repo.networks.importNetwork({
+			Id: doc._id,
+			Name: legacyText(doc.Name) ?? "",
+			OwnerId: String(doc.OwnerId),
+			NumberOfMembers: 0,
+			IsOpen: doc.IsOpen === true,
+			CreatedTime: time(doc),
+		}),
+	members: (repo, doc) =>
+		repo.networks.importMember({
+			Id: doc._id,
+			NetworkId: String(doc.NetworkId),
+			UserId: String(doc.UserId),
+			CreatedTime: time(doc),
+		}),
 	subscriptions: async (repo, doc) =>
 		void (await repo.subscriptions.add(
-			{ SubscriberId: String(doc.SubscriberId), SubscribedToId: String(doc.SubscribedToId), SubscriberToDisplayName: optional(doc.SubscriberToDisplayName), SubscribedToExternalName: optional(doc.SubscribedToExternalName) },
+			{
+				SubscriberId: String(doc.SubscriberId),
+				SubscribedToId: String(doc.SubscribedToId),
+				SubscriberToDisplayName: optional(doc.SubscriberToDisplayName),
+				SubscribedToExternalName: optional(doc.SubscribedToExternalName),
+			},
 			time(doc),
 			doc._id,
 		)),

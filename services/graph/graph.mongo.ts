@@ -19,20 +19,36 @@ export const graphMongoMigrations: MongoMigration[] = [
 		description: "connections, networks, network_members and subscriptions: unique keys and lists by owner",
 		apply: async db => {
 			await createConnectionIndexes(db.collection<PairDocument>("connections"));
-			await db.collection("network_members").createIndex({ network_id: 1, user_id: 1 }, { name: "network_members_network_user", unique: true });
-			await db.collection("network_members").createIndex({ network_id: 1, created_time: 1, _id: 1 }, { name: "network_members_by_network" });
+			await db
+				.collection("network_members")
+				.createIndex({ network_id: 1, user_id: 1 }, { name: "network_members_network_user", unique: true });
+			await db
+				.collection("network_members")
+				.createIndex({ network_id: 1, created_time: 1, _id: 1 }, { name: "network_members_by_network" });
 			// Covering for UserNetworks, embedFor and audienceOf: the network ids of a user in the order joined.
-			await db.collection("network_members").createIndex({ user_id: 1, created_time: 1, _id: 1, network_id: 1 }, { name: "network_members_by_user" });
-			await db.collection("subscriptions").createIndex({ subscriber_id: 1, subscribed_to_id: 1 }, { name: "subscriptions_subscriber_target", unique: true });
-			await db.collection("subscriptions").createIndex({ subscriber_id: 1, created_time: 1, _id: 1 }, { name: "subscriptions_by_subscriber" });
+			await db
+				.collection("network_members")
+				.createIndex({ user_id: 1, created_time: 1, _id: 1, network_id: 1 }, { name: "network_members_by_user" });
+			await db
+				.collection("subscriptions")
+				.createIndex(
+					{ subscriber_id: 1, subscribed_to_id: 1 },
+					{ name: "subscriptions_subscriber_target", unique: true },
+				);
+			await db
+				.collection("subscriptions")
+				.createIndex({ subscriber_id: 1, created_time: 1, _id: 1 }, { name: "subscriptions_by_subscriber" });
 		},
 	},
 	{
 		version: 2,
 		description: "subscribers by what they subscribe to",
-		// A post's fan-out reads who subscribes to its author and its context (graph.schema.ts's version 3); covering for that read.
+		// A post's fan-out reads who subscribes to its author and its context (graph.schema.ts's version 3); covering for
+		// that read.
 		apply: async db => {
-			await db.collection("subscriptions").createIndex({ subscribed_to_id: 1, subscriber_id: 1 }, { name: "subscriptions_by_target" });
+			await db
+				.collection("subscriptions")
+				.createIndex({ subscribed_to_id: 1, subscriber_id: 1 }, { name: "subscriptions_by_target" });
 		},
 	},
 ];
@@ -72,19 +88,29 @@ export class MongoGraphRepository implements GraphContract {
 		const [followers, memberLists] = await Promise.all([
 			Promise.all(
 				follows.map(async id => {
-					const [connected, subscribed] = await Promise.all([this.connections.peopleOf(id, cut), this.subscriptions.subscribersOf(id, cut)]);
+					const [connected, subscribed] = await Promise.all([
+						this.connections.peopleOf(id, cut),
+						this.subscriptions.subscribersOf(id, cut),
+					]);
 					// Either list cut makes the union longer than `limit`; otherwise both are whole and so is the union.
 					return listed([...new Set([...connected, ...subscribed])]);
 				}),
 			),
 			Promise.all(members.map(async id => listed(await this.networks.memberIdsOf(id, cut)))),
 		]);
-		return { follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])), members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])) };
+		return {
+			follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])),
+			members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])),
+		};
 	}
 
 	/** A user's audience: three reads at once, each from an index alone. */
 	async audienceOf(userId: string): Promise<Audience> {
-		const [connected, subscribed, networks] = await Promise.all([this.connections.peopleOf(userId), this.subscriptions.targetsOf(userId), this.networks.networkIdsOf(userId)]);
+		const [connected, subscribed, networks] = await Promise.all([
+			this.connections.peopleOf(userId),
+			this.subscriptions.targetsOf(userId),
+			this.networks.networkIdsOf(userId),
+		]);
 		return { people: [...connected, ...subscribed], networks };
 	}
 }

@@ -3,7 +3,9 @@ import { profilesOf } from "../../shared/profiles";
 import { ConnectionRow } from "./connections.repository";
 import { NetworkMemberRow, NetworkRow } from "./networks.repository";
 
-/** Connection records (SPEC.md §2.2): each with the names of the user it points at, from one call to the users service. */
+/**
+ * Connection records (SPEC.md §2.2): each with the names of the user it points at, from one call to the users service.
+ */
 export async function connectionRecords(ctx: Context, rows: ConnectionRow[]): Promise<Record<string, unknown>[]> {
 	const users = await profilesOf(
 		ctx,
@@ -11,7 +13,15 @@ export async function connectionRecords(ctx: Context, rows: ConnectionRow[]): Pr
 	);
 	return rows.map(r => {
 		const user = users.get(r.UserId);
-		return { Id: r.Id, OwnerId: r.OwnerId, UserId: r.UserId, UserDefaultVenueId: user?.DefaultVenueId, FirstName: user?.FirstName, LastName: user?.LastName, IsFavorite: r.IsFavorite };
+		return {
+			Id: r.Id,
+			OwnerId: r.OwnerId,
+			UserId: r.UserId,
+			UserDefaultVenueId: user?.DefaultVenueId,
+			FirstName: user?.FirstName,
+			LastName: user?.LastName,
+			IsFavorite: r.IsFavorite,
+		};
 	});
 }
 
@@ -23,9 +33,22 @@ export async function memberRecords(ctx: Context, rows: NetworkMemberRow[]): Pro
 	);
 	return rows.map(r => {
 		const user = users.get(r.UserId);
-		return { Id: r.Id, NetworkId: r.NetworkId, UserId: r.UserId, FirstName: user?.FirstName, LastName: user?.LastName, CreatedTime: r.CreatedTime };
+		return {
+			Id: r.Id,
+			NetworkId: r.NetworkId,
+			UserId: r.UserId,
+			FirstName: user?.FirstName,
+			LastName: user?.LastName,
+			CreatedTime: r.CreatedTime,
+		};
 	});
 }
 
 /** A Network record (SPEC.md §2.3), without what a query added to it. */
-export const networkRecord = (n: NetworkRow): NetworkRow => ({ Id: n.Id, Name: n.Name, OwnerId: n.OwnerId, NumberOfMembers: Number(n.NumberOfMembers), IsOpen: n.IsOpen });
+export const networkRecord = (n: NetworkRow): NetworkRow => ({
+	Id: n.Id,
+	Name: n.Name,
+	OwnerId: n.OwnerId,
+	NumberOfMembers: Number(n.NumberOfMembers),
+	IsOpen: n.IsOpen,
+});

@@ -13,11 +13,20 @@ export interface Embedded {
 
 /** The social graph's repository: connections, networks with their members, subscriptions. */
 /** The lists a user record embeds, each able to give its first entries per user. */
-type EmbeddedLists = { readonly [K in keyof Embedded]: { firstOf(userIds: string[], limit: number): Promise<Embedded[K]> } };
+type EmbeddedLists = {
+	readonly [K in keyof Embedded]: { firstOf(userIds: string[], limit: number): Promise<Embedded[K]> };
+};
 
-/** The first `limit` entries of each embedded list for each of these users, the three read at once (embedFor on every engine). */
+/**
+ * The first `limit` entries of each embedded list for each of these users, the three read at once (embedFor on every
+ * engine).
+ */
 export async function firstOfEach(lists: EmbeddedLists, userIds: string[], limit: number): Promise<Embedded> {
-	const [connections, networks, subscriptions] = await Promise.all([lists.connections.firstOf(userIds, limit), lists.networks.firstOf(userIds, limit), lists.subscriptions.firstOf(userIds, limit)]);
+	const [connections, networks, subscriptions] = await Promise.all([
+		lists.connections.firstOf(userIds, limit),
+		lists.networks.firstOf(userIds, limit),
+		lists.subscriptions.firstOf(userIds, limit),
+	]);
 	return { connections, networks, subscriptions };
 }
 
@@ -34,7 +43,10 @@ export class GraphRepository {
 		this.subscriptions = new SubscriptionsRepository(db);
 	}
 
-	/** The first `limit` connections, networks and subscriptions of each of these users, each list cut per user in its query. */
+	/**
+	 * The first `limit` connections, networks and subscriptions of each of these users, each list cut per user in its
+	 * query.
+	 */
 	embedFor(userIds: string[], limit: number): Promise<Embedded> {
 		return firstOfEach(this, userIds, limit);
 	}
@@ -55,7 +67,8 @@ export class GraphRepository {
 	 */
 	async readersOf(follows: string[], members: string[], limit: number): Promise<Readers> {
 		const cut = limit + 1;
-		// Each list cut in its own index walk; a reader both connected and subscribed is counted once, here rather than by a UNION's temporary B-tree.
+		// Each list cut in its own index walk; a reader both connected and subscribed is counted once, here rather than by
+		// a UNION's temporary B-tree.
 		const listed = (rows: Array<{ reader: string }>) => {
 			const readers = new Set(rows.map(r => r.reader));
 			return readers.size > limit ? null : [...readers];
@@ -72,9 +85,21 @@ export class GraphRepository {
 					),
 				),
 			),
-			Promise.all(members.map(async id => listed(await this.db.all<{ reader: string }>(`SELECT user_id AS reader FROM network_members WHERE network_id = $1 LIMIT ${cut}`, [id])))),
+			Promise.all(
+				members.map(async id =>
+					listed(
+						await this.db.all<{ reader: string }>(
+							`SELECT user_id AS reader FROM network_members WHERE network_id = $1 LIMIT ${cut}`,
+							[id],
+						),
+					),
+				),
+			),
 		]);
-		return { follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])), members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])) };
+		return {
+			follows: Object.fromEntries(follows.map((id, i) => [id, followers[i]])),
+			members: Object.fromEntries(members.map((id, i) => [id, memberLists[i]])),
+		};
 	}
 
 	/** A user's audience in one statement (one round trip); the posts service needs the sets, not an order. */

@@ -11,7 +11,8 @@ export const graphMigrations: Migration[] = [
 		description: "connections, networks, network_members and subscriptions",
 		statements: () => [
 			"CREATE TABLE connections (id TEXT PRIMARY KEY, owner_id TEXT NOT NULL, user_id TEXT NOT NULL, is_favorite INTEGER NOT NULL DEFAULT 0, created_time BIGINT NOT NULL, UNIQUE (owner_id, user_id))",
-			// Covering: a page of a user's connections, and the first 100 embedded in a User record, come from the index alone.
+			// Covering: a page of a user's connections, and the first 100 embedded in a User record, come from the index
+			// alone.
 			"CREATE INDEX connections_by_owner ON connections (owner_id, created_time, id, user_id, is_favorite)",
 			"CREATE TABLE networks (id TEXT PRIMARY KEY, name TEXT NOT NULL, owner_id TEXT NOT NULL, number_of_members INTEGER NOT NULL, created_time BIGINT NOT NULL)",
 			"CREATE TABLE network_members (id TEXT PRIMARY KEY, network_id TEXT NOT NULL, user_id TEXT NOT NULL, created_time BIGINT NOT NULL, UNIQUE (network_id, user_id))",

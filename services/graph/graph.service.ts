@@ -49,7 +49,8 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 		actions: {
 			...implement(graphOperations.CreateConnection, async function (ctx) {
 				const { OwnerId, ConnectToId, IsFavorite } = ctx.params;
-				if (OwnerId === ConnectToId) throw failures.field("ConnectToId", "InvalidValue", "A user cannot connect to themselves");
+				if (OwnerId === ConnectToId)
+					throw failures.field("ConnectToId", "InvalidValue", "A user cannot connect to themselves");
 				const users = await profilesOf(ctx, [OwnerId, ConnectToId]);
 				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
@@ -63,7 +64,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			...implement(graphOperations.DeleteConnection, async function (ctx) {
 				const removed = await this.repo.connections.disconnect(ctx.params.Id, ctx.params.OwnerId);
 				if (!removed) throw failures.notFound(`Connection ${ctx.params.Id}`);
-				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId], { follows: [removed.OwnerId, removed.UserId] });
+				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId], {
+					follows: [removed.OwnerId, removed.UserId],
+				});
 				return (await connectionRecords(ctx, [removed]))[0];
 			}),
 
@@ -89,7 +92,11 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const caller = callerOf(ctx);
 				const joinsOpen = network.IsOpen && caller?.userId === UserId;
 				if (!isAdmin(caller) && caller?.userId !== network.OwnerId && !joinsOpen) {
-					throw failures.forbidden(network.IsOpen ? "Only the network's owner adds others; anyone may add themselves" : "The network is closed: only its owner adds members");
+					throw failures.forbidden(
+						network.IsOpen
+							? "Only the network's owner adds others; anyone may add themselves"
+							: "The network is closed: only its owner adds members",
+					);
 				}
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
@@ -111,9 +118,11 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 
 			...implement(graphOperations.CreateSubscription, async function (ctx) {
 				const { SubscriberId, SubscribedToId } = ctx.params;
-				if (SubscriberId === SubscribedToId) throw failures.field("SubscribedToId", "InvalidValue", "A user cannot subscribe to themselves");
+				if (SubscriberId === SubscribedToId)
+					throw failures.field("SubscribedToId", "InvalidValue", "A user cannot subscribe to themselves");
 				const isNetwork = !!(await this.repo.networks.find(SubscribedToId));
-				if (!isNetwork && !(await profilesOf(ctx, [SubscribedToId])).has(SubscribedToId)) throw failures.notFound(`User or network ${SubscribedToId}`);
+				if (!isNetwork && !(await profilesOf(ctx, [SubscribedToId])).has(SubscribedToId))
+					throw failures.notFound(`User or network ${SubscribedToId}`);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
 				await this.audienceChanged(ctx, [SubscriberId], { follows: [SubscribedToId] });
@@ -191,7 +200,10 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				},
 			},
 
-			/** Internal: whether a post's ContextId may be `contextId` for its author: a network they are in, or a user they are connected to. */
+			/**
+			 * Internal: whether a post's ContextId may be `contextId` for its author: a network they are in, or a user they
+			 * are connected to.
+			 */
 			isContextOf: {
 				visibility: "public",
 				callers: ["posts"],
@@ -217,9 +229,15 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				return networkRecord(network);
 			},
 
-			/** Whom these users follow or which networks they are in has changed, and so who reads those sources: the posts nodes must ask again (before the answer). */
+			/**
+			 * Whom these users follow or which networks they are in has changed, and so who reads those sources: the posts
+			 * nodes must ask again (before the answer).
+			 */
 			async audienceChanged(ctx: Context, userIds: string[], readers: ReadersChange) {
-				await Promise.all([invalidate(ctx, audienceCache, userIds), invalidate(ctx, readersCache, readersKeys(readers))]);
+				await Promise.all([
+					invalidate(ctx, audienceCache, userIds),
+					invalidate(ctx, readersCache, readersKeys(readers)),
+				]);
 			},
 		},
 	});

@@ -14,13 +14,19 @@ interface NetworkDocument {
 	number_of_members: number;
 	is_open: boolean;
 	created_time: number;
-	/** Joins and leaves under way whose count is not written yet (a crash leaves its mark): readers count the members themselves. */
+	/**
+	 * Joins and leaves under way whose count is not written yet (a crash leaves its mark): readers count the members
+	 * themselves.
+	 */
 	counting?: number;
 	/** When the latest of them began. */
 	counting_since?: number;
 }
 
-/** Longer than any join or leave takes between marking its network and writing the count: a mark this old was left by a crash. */
+/**
+ * Longer than any join or leave takes between marking its network and writing the count: a mark this old was left by a
+ * crash.
+ */
 const countingLeaseMs = 60_000;
 
 /** A membership, unique by (network, user). */
@@ -31,18 +37,44 @@ interface MemberDocument {
 	created_time: number;
 }
 
-const networkFields = { _id: 1, name: 1, owner_id: 1, number_of_members: 1, is_open: 1, counting: 1, counting_since: 1 } as const;
+const networkFields = {
+	_id: 1,
+	name: 1,
+	owner_id: 1,
+	number_of_members: 1,
+	is_open: 1,
+	counting: 1,
+	counting_since: 1,
+} as const;
 const memberFields = { _id: 1, network_id: 1, user_id: 1, created_time: 1 } as const;
 /** A network's members in the order they joined; the cursor is a member's UserId. */
 const membersList: OwnedList = { owner: "network_id", cursor: "user_id", projection: memberFields };
 /** A user's memberships in the order joined; the cursor is a network's Id. */
-const membershipsList: OwnedList = { owner: "user_id", cursor: "network_id", projection: { _id: 0, user_id: 1, network_id: 1 } };
+const membershipsList: OwnedList = {
+	owner: "user_id",
+	cursor: "network_id",
+	projection: { _id: 0, user_id: 1, network_id: 1 },
+};
 
-const toNetwork = (doc: Pick<NetworkDocument, keyof typeof networkFields>): NetworkRow => ({ Id: doc._id, Name: doc.name, OwnerId: doc.owner_id, NumberOfMembers: doc.number_of_members, IsOpen: doc.is_open === true });
+const toNetwork = (doc: Pick<NetworkDocument, keyof typeof networkFields>): NetworkRow => ({
+	Id: doc._id,
+	Name: doc.name,
+	OwnerId: doc.owner_id,
+	NumberOfMembers: doc.number_of_members,
+	IsOpen: doc.is_open === true,
+});
 
-const toMember = (doc: MemberDocument): NetworkMemberRow => ({ Id: doc._id, NetworkId: doc.network_id, UserId: doc.user_id, CreatedTime: doc.created_time });
+const toMember = (doc: MemberDocument): NetworkMemberRow => ({
+	Id: doc._id,
+	NetworkId: doc.network_id,
+	UserId: doc.user_id,
+	CreatedTime: doc.created_time,
+});
 
-/** Networks and their members on MongoDB: what `NetworksRepository` does on SQL, NumberOfMembers recounted from the member documents. */
+/**
+ * Networks and their members on MongoDB: what `NetworksRepository` does on SQL, NumberOfMembers recounted from the
+ * member documents.
+ */
 export class MongoNetworksRepository implements RepositoryContract<NetworksRepository> {
 	private readonly networks: Collection<NetworkDocument>;
 
@@ -60,8 +92,19 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	 */
 	async create(name: string, ownerId: string, now: number, isOpen = false): Promise<NetworkRow> {
 		const network: NetworkRow = { Id: newGuid(), Name: name, OwnerId: ownerId, NumberOfMembers: 1, IsOpen: isOpen };
-		await this.store.write(this.memberships.insertOne({ _id: newGuid(), network_id: network.Id, user_id: ownerId, created_time: now }));
-		await this.store.write(this.networks.insertOne({ _id: network.Id, name, owner_id: ownerId, number_of_members: 1, is_open: isOpen, created_time: now }));
+		await this.store.write(
+			this.memberships.insertOne({ _id: newGuid(), network_id: network.Id, user_id: ownerId, created_time: now }),
+		);
+		await this.store.write(
+			this.networks.insertOne({
+				_id: network.Id,
+				name,
+				owner_id: ownerId,
+				number_of_members: 1,
+				is_open: isOpen,
+				created_time: now,
+			}),
+		);
 		return network;
 	}
 
@@ -81,33 +124,64 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	 * written, then the count, then the mark taken off: until then readers count the members
 	 * themselves, so that no one reads a count a crash between these writes left wrong.
 	 */
-	async addMember(networkId: string, userId: string, now: number, id = newGuid()): Promise<NetworkMemberRow | undefined> {
+	async addMember(
+		networkId: string,
+		userId: string,
+		now: number,
+		id = newGuid(),
+	): Promise<NetworkMemberRow | undefined> {
 		const member: MemberDocument = { _id: id, network_id: networkId, user_id: userId, created_time: now };
-		return this.whileCounting(networkId, async () => ((await this.store.insertOnce(this.memberships, member)) ? toMember(member) : undefined));
+		return this.whileCounting(networkId, async () =>
+			(await this.store.insertOnce(this.memberships, member)) ? toMember(member) : undefined,
+		);
 	}
 
 	async isMember(networkId: string, userId: string): Promise<boolean> {
 		return !!(await this.memberships.findOne({ network_id: networkId, user_id: userId }, { projection: { _id: 1 } }));
 	}
 
-	/** Ends a membership, the count kept as a join keeps it (see addMember): whether there was one (of a network not there, as SQL, nothing to count). */
+	/**
+	 * Ends a membership, the count kept as a join keeps it (see addMember): whether there was one (of a network not
+	 * there, as SQL, nothing to count).
+	 */
 	async removeMember(networkId: string, userId: string): Promise<boolean> {
 		const exists = await this.networks.findOne({ _id: networkId }, { projection: { _id: 1 } });
-		if (!exists) return (await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount > 0;
-		return this.whileCounting(networkId, async () => (await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount > 0);
+		if (!exists)
+			return (
+				(await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount >
+				0
+			);
+		return this.whileCounting(
+			networkId,
+			async () =>
+				(await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount >
+				0,
+		);
 	}
 
 	async members(networkId: string, page: Page): Promise<NetworkMemberRow[]> {
 		return (await ownedPage(this.memberships, membersList, networkId, page)).map(toMember);
 	}
 
-	/** A page of the networks a user is a member of, in the order joined: memberships joined to their networks before the page is cut, as the SQL does. */
+	/**
+	 * A page of the networks a user is a member of, in the order joined: memberships joined to their networks before the
+	 * page is cut, as the SQL does.
+	 */
 	async networksOf(userId: string, page: Page): Promise<NetworkRow[]> {
-		const docs = await pageOfJoined<MemberDocument, NetworkDocument>(this.memberships, page, { user_id: userId }, { time: "created_time", cursor: membershipsList.cursor }, { from: "networks", localField: "network_id" });
+		const docs = await pageOfJoined<MemberDocument, NetworkDocument>(
+			this.memberships,
+			page,
+			{ user_id: userId },
+			{ time: "created_time", cursor: membershipsList.cursor },
+			{ from: "networks", localField: "network_id" },
+		);
 		return this.counted(docs);
 	}
 
-	/** The first `limit` networks each of these users joined, grouped by member; a membership whose network is missing counts, as in the SQL's ranking. */
+	/**
+	 * The first `limit` networks each of these users joined, grouped by member; a membership whose network is missing
+	 * counts, as in the SQL's ranking.
+	 */
 	async firstOf(userIds: string[], limit: number): Promise<MembershipRow[]> {
 		const memberships = await firstOwned(this.memberships, membershipsList, userIds, limit);
 		const networks = await this.findMany([...new Set(memberships.map(m => m.network_id))]);
@@ -120,7 +194,14 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 
 	/** A network as the former store held it, counting no one: its imported members count themselves. */
 	async importNetwork(network: Omit<NetworkRow, "IsOpen"> & { IsOpen?: boolean; CreatedTime: number }): Promise<void> {
-		const doc: NetworkDocument = { _id: network.Id, name: network.Name, owner_id: network.OwnerId, number_of_members: 0, is_open: network.IsOpen ?? false, created_time: network.CreatedTime };
+		const doc: NetworkDocument = {
+			_id: network.Id,
+			name: network.Name,
+			owner_id: network.OwnerId,
+			number_of_members: 0,
+			is_open: network.IsOpen ?? false,
+			created_time: network.CreatedTime,
+		};
 		await this.store.insertOnce(this.networks, doc);
 	}
 
@@ -131,7 +212,9 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 
 	/** The ids of the networks a user is a member of (the index by user alone). */
 	async networkIdsOf(userId: string): Promise<string[]> {
-		return (await this.memberships.find({ user_id: userId }, { projection: { _id: 0, network_id: 1 } }).toArray()).map(doc => doc.network_id);
+		return (await this.memberships.find({ user_id: userId }, { projection: { _id: 0, network_id: 1 } }).toArray()).map(
+			doc => doc.network_id,
+		);
 	}
 
 	/** The first `limit` ids of a network's members (the unique (network, user) index alone). */
@@ -152,7 +235,10 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	 * the count the members make, so the mark, the count and the repair change nothing anyone reads.
 	 */
 	private async whileCounting<T>(networkId: string, change: () => Promise<T>): Promise<T> {
-		const marked = await this.networks.updateOne({ _id: networkId }, { $inc: { counting: 1 }, $set: { counting_since: Date.now() } });
+		const marked = await this.networks.updateOne(
+			{ _id: networkId },
+			{ $inc: { counting: 1 }, $set: { counting_since: Date.now() } },
+		);
 		if (marked.matchedCount === 0) throw failures.notFound(`Network ${networkId}`);
 		try {
 			const changed = await change();
@@ -173,7 +259,10 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 				if (!doc.counting) return toNetwork(doc);
 				const members = await this.memberships.countDocuments({ network_id: doc._id });
 				if ((doc.counting_since ?? 0) < Date.now() - countingLeaseMs) {
-					await this.networks.updateOne({ _id: doc._id, counting_since: doc.counting_since }, { $set: { number_of_members: members, counting: 0 } });
+					await this.networks.updateOne(
+						{ _id: doc._id, counting_since: doc.counting_since },
+						{ $set: { number_of_members: members, counting: 0 } },
+					);
 				}
 				return toNetwork({ ...doc, number_of_members: members });
 			}),

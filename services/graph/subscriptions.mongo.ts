@@ -16,14 +16,21 @@ interface SubscriptionDocument {
 	created_time: number;
 }
 
-const subscriptionFields = { _id: 0, subscriber_id: 1, subscribed_to_id: 1, subscriber_to_display_name: 1, subscribed_to_external_name: 1 } as const;
+const subscriptionFields = {
+	_id: 0,
+	subscriber_id: 1,
+	subscribed_to_id: 1,
+	subscriber_to_display_name: 1,
+	subscribed_to_external_name: 1,
+} as const;
 /** What a user subscribes to, oldest first; the cursor is the SubscribedToId. */
 const list: OwnedList = { owner: "subscriber_id", cursor: "subscribed_to_id", projection: subscriptionFields };
 
 function toSubscription(doc: Omit<SubscriptionDocument, "_id" | "created_time">): SubscriptionRow {
 	const row: SubscriptionRow = { SubscriberId: doc.subscriber_id, SubscribedToId: doc.subscribed_to_id };
 	if (typeof doc.subscriber_to_display_name === "string") row.SubscriberToDisplayName = doc.subscriber_to_display_name;
-	if (typeof doc.subscribed_to_external_name === "string") row.SubscribedToExternalName = doc.subscribed_to_external_name;
+	if (typeof doc.subscribed_to_external_name === "string")
+		row.SubscribedToExternalName = doc.subscribed_to_external_name;
 	return row;
 }
 
@@ -35,16 +42,31 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 		this.subscriptions = store.collection<SubscriptionDocument>("subscriptions");
 	}
 
-	/** Subscribes unless subscribed (the unique key, or the id a former record had): the subscription, or undefined when it existed. */
+	/**
+	 * Subscribes unless subscribed (the unique key, or the id a former record had): the subscription, or undefined when
+	 * it existed.
+	 */
 	async add(subscription: SubscriptionRow, now: number, id = newGuid()): Promise<SubscriptionRow | undefined> {
-		const doc: SubscriptionDocument = { _id: id, subscriber_id: subscription.SubscriberId, subscribed_to_id: subscription.SubscribedToId, created_time: now };
-		if (subscription.SubscriberToDisplayName !== undefined) doc.subscriber_to_display_name = subscription.SubscriberToDisplayName;
-		if (subscription.SubscribedToExternalName !== undefined) doc.subscribed_to_external_name = subscription.SubscribedToExternalName;
+		const doc: SubscriptionDocument = {
+			_id: id,
+			subscriber_id: subscription.SubscriberId,
+			subscribed_to_id: subscription.SubscribedToId,
+			created_time: now,
+		};
+		if (subscription.SubscriberToDisplayName !== undefined)
+			doc.subscriber_to_display_name = subscription.SubscriberToDisplayName;
+		if (subscription.SubscribedToExternalName !== undefined)
+			doc.subscribed_to_external_name = subscription.SubscribedToExternalName;
 		return (await this.store.insertOnce(this.subscriptions, doc)) ? toSubscription(doc) : undefined;
 	}
 
 	async remove(subscriberId: string, subscribedToId: string): Promise<SubscriptionRow | undefined> {
-		const doc = await this.store.write(this.subscriptions.findOneAndDelete({ subscriber_id: subscriberId, subscribed_to_id: subscribedToId }, { projection: subscriptionFields }));
+		const doc = await this.store.write(
+			this.subscriptions.findOneAndDelete(
+				{ subscriber_id: subscriberId, subscribed_to_id: subscribedToId },
+				{ projection: subscriptionFields },
+			),
+		);
 		return doc ? toSubscription(doc) : undefined;
 	}
 
@@ -58,10 +80,16 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 
 	/** The ids a user subscribes to (the unique index alone). */
 	async targetsOf(subscriberId: string): Promise<string[]> {
-		return (await this.subscriptions.find({ subscriber_id: subscriberId }, { projection: { _id: 0, subscribed_to_id: 1 } }).toArray()).map(doc => doc.subscribed_to_id);
+		return (
+			await this.subscriptions
+				.find({ subscriber_id: subscriberId }, { projection: { _id: 0, subscribed_to_id: 1 } })
+				.toArray()
+		).map(doc => doc.subscribed_to_id);
 	}
 
-	/** The first `limit` ids of the users subscribed to `targetId` (the index by target alone, graph.mongo.ts version 2). */
+	/**
+	 * The first `limit` ids of the users subscribed to `targetId` (the index by target alone, graph.mongo.ts version 2).
+	 */
 	async subscribersOf(targetId: string, limit: number): Promise<string[]> {
 		return (
 			await this.subscriptions

@@ -11,7 +11,8 @@ export interface SubscriptionRow {
 	SubscribedToExternalName?: string;
 }
 
-const columns = 'subscriber_id AS "SubscriberId", subscribed_to_id AS "SubscribedToId", subscriber_to_display_name AS "SubscriberToDisplayName", subscribed_to_external_name AS "SubscribedToExternalName"';
+const columns =
+	'subscriber_id AS "SubscriberId", subscribed_to_id AS "SubscribedToId", subscriber_to_display_name AS "SubscriberToDisplayName", subscribed_to_external_name AS "SubscribedToExternalName"';
 
 /** Subscriptions, unique by (subscriber, target). */
 export class SubscriptionsRepository {
@@ -22,20 +23,37 @@ export class SubscriptionsRepository {
 		const row = await this.db.get<SubscriptionRow>(
 			`INSERT INTO subscriptions (id, subscriber_id, subscribed_to_id, subscriber_to_display_name, subscribed_to_external_name, created_time) VALUES ($1, $2, $3, $4, $5, $6)
 			 ON CONFLICT (subscriber_id, subscribed_to_id) DO NOTHING RETURNING ${columns}`,
-			[id, subscription.SubscriberId, subscription.SubscribedToId, subscription.SubscriberToDisplayName ?? null, subscription.SubscribedToExternalName ?? null, now],
+			[
+				id,
+				subscription.SubscriberId,
+				subscription.SubscribedToId,
+				subscription.SubscriberToDisplayName ?? null,
+				subscription.SubscribedToExternalName ?? null,
+				now,
+			],
 		);
 		return row && present(row);
 	}
 
 	/** Unsubscribes: the subscription as it was, or undefined when there was none. */
 	async remove(subscriberId: string, subscribedToId: string): Promise<SubscriptionRow | undefined> {
-		const row = await this.db.get<SubscriptionRow>(`DELETE FROM subscriptions WHERE subscriber_id = $1 AND subscribed_to_id = $2 RETURNING ${columns}`, [subscriberId, subscribedToId]);
+		const row = await this.db.get<SubscriptionRow>(
+			`DELETE FROM subscriptions WHERE subscriber_id = $1 AND subscribed_to_id = $2 RETURNING ${columns}`,
+			[subscriberId, subscribedToId],
+		);
 		return row && present(row);
 	}
 
 	/** A page of what a user subscribes to, oldest first; the cursor is the SubscribedToId of a subscription. */
 	async of(subscriberId: string, page: Page): Promise<SubscriptionRow[]> {
-		const list = { table: "subscriptions", columns, owner: "subscriber_id", time: "created_time", tiebreak: "id", cursor: "subscribed_to_id" };
+		const list = {
+			table: "subscriptions",
+			columns,
+			owner: "subscriber_id",
+			time: "created_time",
+			tiebreak: "id",
+			cursor: "subscribed_to_id",
+		};
 		return (await pageOf<SubscriptionRow>(this.db, list, subscriberId, page)).map(present);
 	}
 

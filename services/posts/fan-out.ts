@@ -14,7 +14,9 @@ import { FanOut, TimelineEntry } from "./timelines.repository";
  */
 export async function fanOutOf(ctx: Context, sources: readonly Source[], limit: number): Promise<FanOut> {
 	const keys = sources.filter(s => s.kind !== "self").map(sourceKey);
-	const kept = keys.length ? await cacheOf(ctx.broker, readersCache).throughMany(keys, missing => readersOf(ctx, missing, limit)) : new Map<string, { readers: string[] | null }>();
+	const kept = keys.length
+		? await cacheOf(ctx.broker, readersCache).throughMany(keys, missing => readersOf(ctx, missing, limit))
+		: new Map<string, { readers: string[] | null }>();
 	const entries: TimelineEntry[] = [];
 	const oversized: string[] = [];
 	for (const source of sources) {
@@ -27,9 +29,19 @@ export async function fanOutOf(ctx: Context, sources: readonly Source[], limit: 
 }
 
 /** The readers of these sources (by key) from the graph, in one call. */
-async function readersOf(ctx: Context, keys: string[], limit: number): Promise<Map<string, { readers: string[] | null }>> {
+async function readersOf(
+	ctx: Context,
+	keys: string[],
+	limit: number,
+): Promise<Map<string, { readers: string[] | null }>> {
 	const sources = keys.map(sourceOfKey);
 	const ids = (kind: Source["kind"]) => sources.filter(s => s.kind === kind).map(s => s.id);
-	const found = await readCall<Readers, object>(ctx, "graph.readersOf", { follows: ids("follows"), members: ids("member"), limit });
-	return new Map(sources.map(s => [sourceKey(s), { readers: (s.kind === "follows" ? found.follows : found.members)[s.id] ?? null }]));
+	const found = await readCall<Readers, object>(ctx, "graph.readersOf", {
+		follows: ids("follows"),
+		members: ids("member"),
+		limit,
+	});
+	return new Map(
+		sources.map(s => [sourceKey(s), { readers: (s.kind === "follows" ? found.follows : found.members)[s.id] ?? null }]),
+	);
 }

@@ -27,7 +27,12 @@ const allPosts = "all";
  * recipients as readers follow them), its context's wall, its tags', all posts.
  */
 export function postListKeys(post: PostRow, tags: readonly string[], recipients: readonly NewRecipient[]): string[] {
-	return [...postSources(post, recipients).map(sourceKey), ...(post.ContextId ? [context(post.ContextId)] : []), ...tags.map(tag), allPosts];
+	return [
+		...postSources(post, recipients).map(sourceKey),
+		...(post.ContextId ? [context(post.ContextId)] : []),
+		...tags.map(tag),
+		allPosts,
+	];
 }
 
 /** The key of the timeline source a recipient is. */
@@ -43,11 +48,17 @@ export function tagListed(ctx: Context, name: string): Promise<void> {
 	return invalidate(ctx, postListSources, [tag(name)]);
 }
 
-/** The sources of a search, as `PostLists.searchByTag` reads them: its tags (or context, or all posts), and what reaches the reader privately. */
+/**
+ * The sources of a search, as `PostLists.searchByTag` reads them: its tags (or context, or all posts), and what reaches
+ * the reader privately.
+ */
 export function searchSources(reader: Reader, tags: readonly string[], contextId: string | undefined): string[] {
 	const listed = contextId ? [context(contextId)] : tags.length ? tags.map(tag) : [allPosts];
 	if (reader.admin) return listed;
-	const reach: Source[] = [...(reader.userId ? [{ kind: "self" as const, id: reader.userId }] : []), ...reader.networks.map(id => ({ kind: "member" as const, id }))];
+	const reach: Source[] = [
+		...(reader.userId ? [{ kind: "self" as const, id: reader.userId }] : []),
+		...reader.networks.map(id => ({ kind: "member" as const, id })),
+	];
 	return [...listed, ...reach.map(sourceKey)];
 }
 
@@ -58,7 +69,13 @@ export function searchSources(reader: Reader, tags: readonly string[], contextId
  * past the first expiry of a post it lists. Only first pages (Offset 0): what a deep offset skips
  * could expire and shift it, and first pages are what is read again and again.
  */
-export function keepPostList(ctx: Context, page: Page, posts: readonly PostRow[], audienceOf: string | undefined, sources: string[]): void {
+export function keepPostList(
+	ctx: Context,
+	page: Page,
+	posts: readonly PostRow[],
+	audienceOf: string | undefined,
+	sources: string[],
+): void {
 	if (page.Offset > 0) return;
 	const expiries = posts.flatMap(post => (post.ExpirationDate === undefined ? [] : [post.ExpirationDate]));
 	const meta: ResponseScopeMeta = {

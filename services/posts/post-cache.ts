@@ -14,8 +14,14 @@ import { Reader } from "./posts.sql";
 export const postCache = defineCache<PostEmbeds>("posts", { max: 5_000, ttlMs: 5 * 60_000 });
 
 /** The embeds of these posts: the cached ones, and the others in one query per embedded kind. */
-export function embedsOf(ctx: Context, repo: RepositoryContract<PostsRepository>, postIds: string[]): Promise<Map<string, PostEmbeds>> {
-	return cacheOf(ctx.broker, postCache).throughMany(postIds, async missing => embedsByPost(await repo.parts(missing), missing));
+export function embedsOf(
+	ctx: Context,
+	repo: RepositoryContract<PostsRepository>,
+	postIds: string[],
+): Promise<Map<string, PostEmbeds>> {
+	return cacheOf(ctx.broker, postCache).throughMany(postIds, async missing =>
+		embedsByPost(await repo.parts(missing), missing),
+	);
 }
 
 /**
@@ -26,7 +32,12 @@ export function embedsOf(ctx: Context, repo: RepositoryContract<PostsRepository>
 export const publicPostCache = defineCache<PostRow>("publicPosts", { max: 20_000, ttlMs: 5 * 60_000 });
 
 /** The post if the viewer may see it: a public one through the cache, a private one from the store. */
-export function visiblePostOf(ctx: Context, repo: RepositoryContract<PostsRepository>, id: string, viewer: Reader): Promise<PostRow | undefined> {
+export function visiblePostOf(
+	ctx: Context,
+	repo: RepositoryContract<PostsRepository>,
+	id: string,
+	viewer: Reader,
+): Promise<PostRow | undefined> {
 	return cacheOf(ctx.broker, publicPostCache).through(
 		id,
 		() => repo.visiblePost(id, viewer),

@@ -8,7 +8,21 @@ import { failures } from "../../shared/errors";
  */
 export async function checkContext(ctx: Context, authorId: string, contextId: string | undefined): Promise<void> {
 	if (!contextId || contextId === authorId) return;
-	if (await readCall<boolean, { userId: string; contextId: string }>(ctx, "graph.isContextOf", { userId: authorId, contextId })) return;
-	if (await readCall<boolean, { venueId: string; userId: string }>(ctx, "venues.isMember", { venueId: contextId, userId: authorId })) return;
-	throw failures.forbidden("ContextId must be yourself, a network or venue you belong to, or a user you are connected to");
+	if (
+		await readCall<boolean, { userId: string; contextId: string }>(ctx, "graph.isContextOf", {
+			userId: authorId,
+			contextId,
+		})
+	)
+		return;
+	if (
+		await readCall<boolean, { venueId: string; userId: string }>(ctx, "venues.isMember", {
+			venueId: contextId,
+			userId: authorId,
+		})
+	)
+		return;
+	throw failures.forbidden(
+		"ContextId must be yourself, a network or venue you belong to, or a user you are connected to",
+	);
 }

@@ -3,7 +3,17 @@ import { MongoStore } from "../../shared/persistence/mongo/store";
 import { definedFields } from "../../shared/persistence/mongo/documents";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
 import { isDuplicateKey } from "../../shared/persistence/mongo/errors";
-import { ActivityRow, CommentRow, detailFields, NewRecipient, noExpiry, ParticipantType, PostRow, RecipientRow, TagRow } from "./posts.rows";
+import {
+	ActivityRow,
+	CommentRow,
+	detailFields,
+	NewRecipient,
+	noExpiry,
+	ParticipantType,
+	PostRow,
+	RecipientRow,
+	TagRow,
+} from "./posts.rows";
 
 /**
  * The posts domain on MongoDB: the SQL tables as collections, their columns as fields (an empty one
@@ -40,7 +50,9 @@ export interface PostCopy {
 export interface OfPost extends PostCopy {
 	/** Orders the post's tags (recipients) added in the same millisecond. */
 	position: number;
-	/** The activity that announced its addition (CreateTag, CreatePostRecipient): a retry writes that one, never a second. */
+	/**
+	 * The activity that announced its addition (CreateTag, CreatePostRecipient): a retry writes that one, never a second.
+	 */
 	activity_id?: string;
 }
 
@@ -93,14 +105,20 @@ export interface CommentDocument extends ActivityPending {
 	activity_id?: string;
 }
 
-/** A post in a reader's home timeline (posts.schema.ts's timeline_entries); one per (reader, post, source), its `_id` the server's. */
+/**
+ * A post in a reader's home timeline (posts.schema.ts's timeline_entries); one per (reader, post, source), its `_id`
+ * the server's.
+ */
 export interface TimelineEntryDocument extends PostCopy {
 	owner_id: string;
 	/** The key of the source that brought it (timeline-sources.ts). */
 	source: string;
 }
 
-/** A reader's timeline as stored (`_id` the reader): below `horizon` it may lack posts; the sources it was built for, and their digest. */
+/**
+ * A reader's timeline as stored (`_id` the reader): below `horizon` it may lack posts; the sources it was built for,
+ * and their digest.
+ */
 export interface TimelineDocument {
 	_id: string;
 	horizon: number;
@@ -128,38 +146,72 @@ async function dropIndexUnlessGone(collection: Collection, name: string): Promis
 export const postsMongoMigrations: MongoMigration[] = [
 	{
 		version: 1,
-		description: "posts by privacy, author and context; tags and recipients unique per post, in order, and by name and recipient; activities and comments by post",
+		description:
+			"posts by privacy, author and context; tags and recipients unique per post, in order, and by name and recipient; activities and comments by post",
 		apply: async db => {
 			// The list indexes end with expires_at (as posts.schema.ts's version 2): a list's part tests expiry in the index.
 			const posts = db.collection("posts");
 			await posts.createIndex({ is_private: 1, created_time: 1, _id: 1, expires_at: 1 }, { name: "posts_by_privacy" });
-			await posts.createIndex({ author_id: 1, is_private: 1, created_time: 1, _id: 1, expires_at: 1 }, { name: "posts_by_author" });
-			await posts.createIndex({ context_id: 1, is_private: 1, created_time: 1, _id: 1, expires_at: 1 }, { name: "posts_by_context" });
+			await posts.createIndex(
+				{ author_id: 1, is_private: 1, created_time: 1, _id: 1, expires_at: 1 },
+				{ name: "posts_by_author" },
+			);
+			await posts.createIndex(
+				{ context_id: 1, is_private: 1, created_time: 1, _id: 1, expires_at: 1 },
+				{ name: "posts_by_context" },
+			);
 			const tags = db.collection("post_tags");
 			await tags.createIndex({ post_id: 1, name: 1 }, { name: "post_tags_key", unique: true });
 			await tags.createIndex({ post_id: 1, created_time: 1, position: 1, _id: 1 }, { name: "post_tags_in_order" });
-			await tags.createIndex({ name: 1, post_is_private: 1, post_created_time: 1, post_id: 1, post_expires_at: 1 }, { name: "post_tags_by_name" });
+			await tags.createIndex(
+				{ name: 1, post_is_private: 1, post_created_time: 1, post_id: 1, post_expires_at: 1 },
+				{ name: "post_tags_by_name" },
+			);
 			const recipients = db.collection("post_recipients");
 			await recipients.createIndex({ post_id: 1, recipient_id: 1 }, { name: "post_recipients_key", unique: true });
-			await recipients.createIndex({ post_id: 1, created_time: 1, position: 1, recipient_id: 1 }, { name: "post_recipients_in_order" });
-			await recipients.createIndex({ recipient_id: 1, post_created_time: 1, post_id: 1, post_is_private: 1, post_expires_at: 1 }, { name: "post_recipients_by_recipient" });
-			await db.collection("post_activities").createIndex({ post_id: 1, created_time: 1, _id: 1 }, { name: "post_activities_by_post" });
-			await db.collection("comments").createIndex({ post_id: 1, content_created_time: 1, _id: 1 }, { name: "comments_by_post" });
+			await recipients.createIndex(
+				{ post_id: 1, created_time: 1, position: 1, recipient_id: 1 },
+				{ name: "post_recipients_in_order" },
+			);
+			await recipients.createIndex(
+				{ recipient_id: 1, post_created_time: 1, post_id: 1, post_is_private: 1, post_expires_at: 1 },
+				{ name: "post_recipients_by_recipient" },
+			);
+			await db
+				.collection("post_activities")
+				.createIndex({ post_id: 1, created_time: 1, _id: 1 }, { name: "post_activities_by_post" });
+			await db
+				.collection("comments")
+				.createIndex({ post_id: 1, content_created_time: 1, _id: 1 }, { name: "comments_by_post" });
 			// Sparse: only additions whose activity a crash may have cut off are in it, for the sweep.
-			for (const name of ["post_tags", "post_recipients", "comments"]) await db.collection(name).createIndex({ activity_pending: 1, created_time: 1 }, { name: `${name}_activity_pending`, sparse: true });
+			for (const name of ["post_tags", "post_recipients", "comments"])
+				await db
+					.collection(name)
+					.createIndex({ activity_pending: 1, created_time: 1 }, { name: `${name}_activity_pending`, sparse: true });
 		},
 	},
 	{
 		version: 2,
 		description: "home timelines written when a post is written, and a context's posts in one time order",
 		apply: async db => {
-			// A wall is one range in time order, privacy and expiry in the index (posts.schema.ts's version 3). Made before the old one goes: walls never lack one.
+			// A wall is one range in time order, privacy and expiry in the index (posts.schema.ts's version 3). Made before
+			// the old one goes: walls never lack one.
 			const posts = db.collection("posts");
-			await posts.createIndex({ context_id: 1, created_time: 1, _id: 1, is_private: 1, expires_at: 1 }, { name: "posts_by_context_in_time" });
+			await posts.createIndex(
+				{ context_id: 1, created_time: 1, _id: 1, is_private: 1, expires_at: 1 },
+				{ name: "posts_by_context_in_time" },
+			);
 			await dropIndexUnlessGone(posts, "posts_by_context");
-			// The entries' list and their key at once: a post's time never changes, so unique here is unique per (reader, post, source), as SQL's primary key.
-			// Privacy and expiry come last so that a page tests them in the index. timelines and pulled_sources are keyed by _id.
-			await db.collection("timeline_entries").createIndex({ owner_id: 1, post_created_time: -1, post_id: -1, source: 1, post_is_private: 1, post_expires_at: 1 }, { name: "timeline_entries_key", unique: true });
+			// The entries' list and their key at once: a post's time never changes, so unique here is unique per (reader,
+			// post, source), as SQL's primary key.
+			// Privacy and expiry come last so that a page tests them in the index. timelines and pulled_sources are keyed by
+			// _id.
+			await db
+				.collection("timeline_entries")
+				.createIndex(
+					{ owner_id: 1, post_created_time: -1, post_id: -1, source: 1, post_is_private: 1, post_expires_at: 1 },
+					{ name: "timeline_entries_key", unique: true },
+				);
 		},
 	},
 ];
@@ -228,23 +280,59 @@ export function toPost(doc: PostDocument): PostRow {
 }
 
 /** What a tag or recipient of `post` copies of it, at `position`. */
-export function ofPost(post: Pick<PostDocument, "_id" | "created_time" | "is_private" | "expires_at">, position: number, activityId?: string): OfPost {
-	return definedFields({ post_id: post._id, post_created_time: post.created_time, post_is_private: post.is_private, post_expires_at: post.expires_at, position, activity_id: activityId });
+export function ofPost(
+	post: Pick<PostDocument, "_id" | "created_time" | "is_private" | "expires_at">,
+	position: number,
+	activityId?: string,
+): OfPost {
+	return definedFields({
+		post_id: post._id,
+		post_created_time: post.created_time,
+		post_is_private: post.is_private,
+		post_expires_at: post.expires_at,
+		position,
+		activity_id: activityId,
+	});
 }
 
 export function tagDocumentOf(tag: TagRow, of: OfPost): TagDocument {
-	return { _id: tag.Id, name: tag.Value.toLowerCase(), value: tag.Value, tag_type: tag.TagType, created_time: tag.CreatedTime, updated_time: tag.UpdatedTime, ...of };
+	return {
+		_id: tag.Id,
+		name: tag.Value.toLowerCase(),
+		value: tag.Value,
+		tag_type: tag.TagType,
+		created_time: tag.CreatedTime,
+		updated_time: tag.UpdatedTime,
+		...of,
+	};
 }
 
-export const toTag = (doc: TagDocument): TagRow => ({ Id: doc._id, PostId: doc.post_id, TagType: doc.tag_type, Value: doc.value, CreatedTime: doc.created_time, UpdatedTime: doc.updated_time });
+export const toTag = (doc: TagDocument): TagRow => ({
+	Id: doc._id,
+	PostId: doc.post_id,
+	TagType: doc.tag_type,
+	Value: doc.value,
+	CreatedTime: doc.created_time,
+	UpdatedTime: doc.updated_time,
+});
 
 export function recipientDocumentOf(recipient: NewRecipient, createdTime: number, of: OfPost): RecipientDocument {
 	return { recipient_id: recipient.id, participant_type: recipient.type, created_time: createdTime, ...of };
 }
 
-export const toRecipient = (doc: RecipientDocument): RecipientRow => ({ PostId: doc.post_id, RecipientId: doc.recipient_id, ParticipantType: doc.participant_type, CreatedTime: doc.created_time });
+export const toRecipient = (doc: RecipientDocument): RecipientRow => ({
+	PostId: doc.post_id,
+	RecipientId: doc.recipient_id,
+	ParticipantType: doc.participant_type,
+	CreatedTime: doc.created_time,
+});
 
-export const toActivity = (doc: ActivityDocument): ActivityRow => ({ Id: doc._id, PostId: doc.post_id, Message: doc.message, CreatedTime: doc.created_time });
+export const toActivity = (doc: ActivityDocument): ActivityRow => ({
+	Id: doc._id,
+	PostId: doc.post_id,
+	Message: doc.message,
+	CreatedTime: doc.created_time,
+});
 
 export function commentDocumentOf(c: CommentRow, activityId?: string): CommentDocument {
 	return definedFields({
@@ -279,7 +367,11 @@ export function toComment(doc: CommentDocument): CommentRow {
  * Inserts the documents unless their keys are there (the retry of a write cut off, or the former
  * store imported again): a duplicate key is "already there", any other failure is thrown.
  */
-export async function insertUnlessThere<T extends Document>(store: MongoStore, collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<void> {
+export async function insertUnlessThere<T extends Document>(
+	store: MongoStore,
+	collection: Collection<T>,
+	docs: OptionalUnlessRequiredId<T>[],
+): Promise<void> {
 	if (docs.length === 0) return;
 	try {
 		await store.write(collection.insertMany(docs, { ordered: false }));

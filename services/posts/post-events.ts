@@ -18,14 +18,30 @@ import { readerSources, sourceKey } from "./timeline-sources";
  * dropped, and it goes to every stream whose feed reads one of them (a private one only to its
  * audience). One event does both: the sources are the same keys.
  */
-export function postAnnounced(ctx: Context, post: PostRow, record: unknown, tags: readonly string[], recipients: readonly NewRecipient[]): Promise<void> {
+export function postAnnounced(
+	ctx: Context,
+	post: PostRow,
+	record: unknown,
+	tags: readonly string[],
+	recipients: readonly NewRecipient[],
+): Promise<void> {
 	const keys = postListKeys(post, tags, recipients);
-	return announce(ctx, "Post", record, keys, { readers: post.IsPrivate ? [post.AuthorId, ...recipients.map(r => r.id)] : undefined, drops: { cache: postListSources.name, keys } });
+	return announce(ctx, "Post", record, keys, {
+		readers: post.IsPrivate ? [post.AuthorId, ...recipients.map(r => r.id)] : undefined,
+		drops: { cache: postListSources.name, keys },
+	});
 }
 
 /** A post was addressed to one more user or network: to the streams it now reaches through that recipient alone. */
-export function recipientAnnounced(ctx: Context, post: PostRow, record: unknown, recipient: NewRecipient): Promise<void> {
-	return announce(ctx, "Post", record, [recipientKey(recipient)], { readers: post.IsPrivate ? [recipient.id] : undefined });
+export function recipientAnnounced(
+	ctx: Context,
+	post: PostRow,
+	record: unknown,
+	recipient: NewRecipient,
+): Promise<void> {
+	return announce(ctx, "Post", record, [recipientKey(recipient)], {
+		readers: post.IsPrivate ? [recipient.id] : undefined,
+	});
 }
 
 /** A comment on a post: to its author (who always sees their own post). */
@@ -38,7 +54,10 @@ export function tagAnnounced(ctx: Context, post: PostRow, record: unknown): Prom
 	return announce(ctx, "Tag", record, [userKey(post.AuthorId)]);
 }
 
-/** What a user's stream listens for and may read: their timeline's sources and what is addressed to them; their reach for private posts. */
+/**
+ * What a user's stream listens for and may read: their timeline's sources and what is addressed to them; their reach
+ * for private posts.
+ */
 export interface ReaderScope {
 	keys: string[];
 	reach: string[];
@@ -47,10 +66,16 @@ export interface ReaderScope {
 /** A user's stream scope, from their audience (through the node's audience cache, which the graph invalidates). */
 export async function readerScope(ctx: Context, userId: string): Promise<ReaderScope> {
 	const audience = await audienceOf(ctx, userId);
-	return { keys: [...readerSources(userId, audience).map(sourceKey), userKey(userId)], reach: reachOf({ userId, admin: false, networks: audience.networks }) };
+	return {
+		keys: [...readerSources(userId, audience).map(sourceKey), userKey(userId)],
+		reach: reachOf({ userId, admin: false, networks: audience.networks }),
+	};
 }
 
-/** Calls back with the users whose stream scope may have changed: the graph dropped their audience (a follow, a membership). */
+/**
+ * Calls back with the users whose stream scope may have changed: the graph dropped their audience (a follow, a
+ * membership).
+ */
 export function onReaderScopeChange(broker: ServiceBroker, changed: (userIds: readonly string[]) => void): void {
 	onInvalidation(broker, (cache, keys) => {
 		if (cache === audienceCache.name) changed(keys);

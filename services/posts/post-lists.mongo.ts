@@ -9,7 +9,10 @@ import { Selector } from "./timeline-sources";
 import { PostCollections, PostCopy, PostDocument, toPost } from "./post-documents.mongo";
 import { visiblePosts } from "./post-visibility.mongo";
 
-/** A post a part's index range found: its id and time, and its privacy and expiry (every list index holds them, so reading them costs no fetch). */
+/**
+ * A post a part's index range found: its id and time, and its privacy and expiry (every list index holds them, so
+ * reading them costs no fetch).
+ */
 export interface Row extends Hit {
 	isPrivate: boolean;
 	expiresAt: number;
@@ -18,7 +21,10 @@ export interface Row extends Hit {
 /** A post a labelled selector found (what a timeline's backfill copies into entries). */
 export interface LabelledRow extends Row, LabelledHit {}
 
-/** Which of these posts a part keeps: what its index range cannot decide (a tag, the reader's right to see, the post being there). */
+/**
+ * Which of these posts a part keeps: what its index range cannot decide (a tag, the reader's right to see, the post
+ * being there).
+ */
 type Keep = (rows: Row[]) => Promise<Set<string>>;
 
 /**
@@ -36,20 +42,36 @@ interface Part {
 
 /** The fields each source holds the post's id, time and expiry in. */
 const copyFields = { id: "post_id", time: "post_created_time", expiresAt: "post_expires_at" } as const;
-const fieldsOf = { posts: { id: "_id", time: "created_time", expiresAt: "expires_at" }, tags: copyFields, recipients: copyFields, entries: copyFields } as const;
+const fieldsOf = {
+	posts: { id: "_id", time: "created_time", expiresAt: "expires_at" },
+	tags: copyFields,
+	recipients: copyFields,
+	entries: copyFields,
+} as const;
 
-/** MongoDB merges at most 200 ranges in order (internalQueryMaxScansToExplode); a part's `$in` values times its privacies stay within. */
+/**
+ * MongoDB merges at most 200 ranges in order (internalQueryMaxScansToExplode); a part's `$in` values times its
+ * privacies stay within.
+ */
 const valuesPerPart = 100;
 
-/** How many index entries a part reads at most at once when its `keep` turns many down (it starts with a page's worth). */
+/**
+ * How many index entries a part reads at most at once when its `keep` turns many down (it starts with a page's worth).
+ */
 const maxBatch = 1000;
 
-/** "Older than the anchor" in the order (time, id) newest first: a bound on the time the index seeks to, and the anchor's own time past its id. */
+/**
+ * "Older than the anchor" in the order (time, id) newest first: a bound on the time the index seeks to, and the
+ * anchor's own time past its id.
+ */
 function olderThan(time: string, id: string, anchor: Anchor): Document {
 	return { [time]: { $lte: anchor.time }, $nor: [{ [time]: anchor.time, [id]: { $gte: anchor.id } }] };
 }
 
-/** The part without its posts older than `floor` (in an `$and`, which the cursor's bound on the time, spread over the filter, leaves in place). */
+/**
+ * The part without its posts older than `floor` (in an `$and`, which the cursor's bound on the time, spread over the
+ * filter, leaves in place).
+ */
 function noOlderThan(part: Part, floor: number | undefined): Part {
 	if (floor === undefined) return part;
 	return { ...part, filter: { ...part.filter, $and: [{ [fieldsOf[part.source].time]: { $gte: floor } }] } };
@@ -105,11 +127,19 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		if (contextId) {
 			parts = [this.ofPosts({ context_id: contextId }, allOf(privateOnesBy(this.visibleTo(reader)), tagged))];
 		} else if (reader.admin) {
-			parts = names.length ? inChunks(names, chunk => this.ofTags({ name: { $in: chunk }, post_is_private: { $in: [false, true] } })) : [this.ofPosts({ is_private: { $in: [false, true] } })];
+			parts = names.length
+				? inChunks(names, chunk => this.ofTags({ name: { $in: chunk }, post_is_private: { $in: [false, true] } }))
+				: [this.ofPosts({ is_private: { $in: [false, true] } })];
 		} else {
-			parts = names.length ? inChunks(names, chunk => this.ofTags({ name: { $in: chunk }, post_is_private: false })) : [this.ofPosts({ is_private: false })];
+			parts = names.length
+				? inChunks(names, chunk => this.ofTags({ name: { $in: chunk }, post_is_private: false }))
+				: [this.ofPosts({ is_private: false })];
 			if (reader.userId) parts.push(this.ofPosts({ author_id: reader.userId, is_private: true }, tagged));
-			parts.push(...inChunks(unique(reachOf(reader)), chunk => this.ofRecipients({ recipient_id: { $in: chunk }, post_is_private: true }, tagged)));
+			parts.push(
+				...inChunks(unique(reachOf(reader)), chunk =>
+					this.ofRecipients({ recipient_id: { $in: chunk }, post_is_private: true }, tagged),
+				),
+			);
 		}
 		return this.page(parts, reader, page);
 	}
@@ -123,8 +153,16 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		return this.page([this.ofPosts({ author_id: authorId, is_private: { $in: [false, true] } }, keep)], reader, page);
 	}
 
-	/** A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes, as `PostLists.timeline`. */
-	async timeline(reader: Reader & { userId: string }, sourceKeys: string[], pulled: Selector[], page: Page): Promise<PostRow[]> {
+	/**
+	 * A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes, as
+	 * `PostLists.timeline`.
+	 */
+	async timeline(
+		reader: Reader & { userId: string },
+		sourceKeys: string[],
+		pulled: Selector[],
+		page: Page,
+	): Promise<PostRow[]> {
 		return this.page([this.ofTimeline(reader.userId, sourceKeys), ...this.partsOf(pulled)], reader, page);
 	}
 
@@ -146,8 +184,16 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		let top: LabelledRow[] = [];
 		for (let i = 0; i < selectors.length; i += valuesPerPart) {
 			const floor = top.length === take ? top[take - 1].ts : undefined;
-			const found = await Promise.all(selectors.slice(i, i + valuesPerPart).map(async ({ selector, label }) => (await this.topOf(noOlderThan(this.selected(selector, selector.id), floor), window)).map(row => ({ ...row, label }))));
-			// A post two selectors of one source find (a network's post addressed to it) is one pair, as SQL's UNION makes it.
+			const found = await Promise.all(
+				selectors.slice(i, i + valuesPerPart).map(async ({ selector, label }) =>
+					(await this.topOf(noOlderThan(this.selected(selector, selector.id), floor), window)).map(row => ({
+						...row,
+						label,
+					})),
+				),
+			);
+			// A post two selectors of one source find (a network's post addressed to it) is one pair, as SQL's UNION makes
+			// it.
 			const pairs = new Map([...top, ...found.flat()].map(row => [`${row.label}\n${row.id}`, row]));
 			top = [...pairs.values()].sort(newestFirst).slice(0, take);
 		}
@@ -163,10 +209,17 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 	 * Entries are written before their post (see MongoPostsRepository.createPost): only posts that are there.
 	 */
 	private ofTimeline(ownerId: string, sourceKeys: string[]): Part {
-		return { source: "entries", filter: { owner_id: ownerId, $or: [{ post_is_private: false }, { source: { $in: sourceKeys } }] }, keep: this.written };
+		return {
+			source: "entries",
+			filter: { owner_id: ownerId, $or: [{ post_is_private: false }, { source: { $in: sourceKeys } }] },
+			keep: this.written,
+		};
 	}
 
-	/** The parts selectors read: those of one kind together, a part per `valuesPerPart` of their ids, so that a reader of many sources costs a few queries a page. */
+	/**
+	 * The parts selectors read: those of one kind together, a part per `valuesPerPart` of their ids, so that a reader of
+	 * many sources costs a few queries a page.
+	 */
 	private partsOf(selectors: Selector[]): Part[] {
 		const byKind = new Map<string, { kind: Selector; ids: string[] }>();
 		for (const selector of selectors) {
@@ -175,7 +228,9 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 			group.ids.push(selector.id);
 			byKind.set(key, group);
 		}
-		return [...byKind.values()].flatMap(({ kind, ids }) => inChunks(unique(ids), chunk => this.selected(kind, { $in: chunk })));
+		return [...byKind.values()].flatMap(({ kind, ids }) =>
+			inChunks(unique(ids), chunk => this.selected(kind, { $in: chunk })),
+		);
 	}
 
 	/**
@@ -184,12 +239,17 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 	 * merged in order.
 	 */
 	private selected({ by, publicOnly }: Selector, id: string | Document): Part {
-		if (by === "recipient") return this.ofRecipients({ recipient_id: id, ...(publicOnly ? { post_is_private: false } : {}) });
-		if (by === "author") return this.ofPosts({ author_id: id, is_private: publicOnly ? false : { $in: [false, true] } });
+		if (by === "recipient")
+			return this.ofRecipients({ recipient_id: id, ...(publicOnly ? { post_is_private: false } : {}) });
+		if (by === "author")
+			return this.ofPosts({ author_id: id, is_private: publicOnly ? false : { $in: [false, true] } });
 		return this.ofPosts({ context_id: id, ...(publicOnly ? { is_private: false } : {}) });
 	}
 
-	/** Tags and recipients are written before their post (see MongoPostsRepository.createPost): a part of them keeps only posts that are there. */
+	/**
+	 * Tags and recipients are written before their post (see MongoPostsRepository.createPost): a part of them keeps only
+	 * posts that are there.
+	 */
 	private ofTags(filter: Document, keep?: Keep): Part {
 		return { source: "tags", filter, keep: allOf(keep, this.written) };
 	}
@@ -198,10 +258,22 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		return { source: "recipients", filter, keep: allOf(keep, this.written) };
 	}
 
-	private readonly written: Keep = async rows => new Set((await this.c.posts.find({ _id: { $in: idsOf(rows) } }, { projection: { _id: 1 } }).toArray()).map(doc => doc._id));
+	private readonly written: Keep = async rows =>
+		new Set(
+			(await this.c.posts.find({ _id: { $in: idsOf(rows) } }, { projection: { _id: 1 } }).toArray()).map(
+				doc => doc._id,
+			),
+		);
 
 	private taggedWith(names: string[]): Keep {
-		return async rows => new Set((await this.c.tags.find({ post_id: { $in: idsOf(rows) }, name: { $in: names } }, { projection: { _id: 0, post_id: 1 } }).toArray()).map(doc => doc.post_id));
+		return async rows =>
+			new Set(
+				(
+					await this.c.tags
+						.find({ post_id: { $in: idsOf(rows) }, name: { $in: names } }, { projection: { _id: 0, post_id: 1 } })
+						.toArray()
+				).map(doc => doc.post_id),
+			);
 	}
 
 	/** The posts the reader may see; nothing to ask for an admin, who sees all. */
@@ -216,7 +288,8 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
 		// A post in several parts (two of its tags, public and addressed to me) is listed once.
 		const hits = new Map<string, Hit>();
-		for (const partHits of await Promise.all(parts.map(part => this.topOf(part, window)))) for (const hit of partHits) hits.set(hit.id, hit);
+		for (const partHits of await Promise.all(parts.map(part => this.topOf(part, window))))
+			for (const hit of partHits) hits.set(hit.id, hit);
 		const ids = [...hits.values()]
 			.sort(newestFirst)
 			.slice(page.Offset, window.take)
@@ -260,7 +333,12 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 				.sort({ created_time: -1, _id: -1 })
 				.limit(limit)
 				.toArray();
-			return docs.map(doc => ({ id: doc._id, ts: doc.created_time, isPrivate: doc.is_private, expiresAt: doc.expires_at }));
+			return docs.map(doc => ({
+				id: doc._id,
+				ts: doc.created_time,
+				isPrivate: doc.is_private,
+				expiresAt: doc.expires_at,
+			}));
 		}
 		if (source === "entries") return copiesOf(this.c.timelineEntries, filter, limit);
 		return source === "tags" ? copiesOf(this.c.tags, filter, limit) : copiesOf(this.c.recipients, filter, limit);
@@ -278,11 +356,22 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 const idsOf = (rows: Row[]) => rows.map(row => row.id);
 
 /** A tag's, recipient's or timeline entry's index range, newest post first. */
-async function copiesOf<T extends PostCopy>(collection: Collection<T>, filter: Document, limit: number): Promise<Row[]> {
+async function copiesOf<T extends PostCopy>(
+	collection: Collection<T>,
+	filter: Document,
+	limit: number,
+): Promise<Row[]> {
 	const docs = await collection
-		.find(filter as Filter<T>, { projection: { _id: 0, post_id: 1, post_created_time: 1, post_is_private: 1, post_expires_at: 1 } })
+		.find(filter as Filter<T>, {
+			projection: { _id: 0, post_id: 1, post_created_time: 1, post_is_private: 1, post_expires_at: 1 },
+		})
 		.sort({ post_created_time: -1, post_id: -1 })
 		.limit(limit)
 		.toArray();
-	return docs.map(doc => ({ id: doc.post_id, ts: doc.post_created_time, isPrivate: doc.post_is_private, expiresAt: doc.post_expires_at }));
+	return docs.map(doc => ({
+		id: doc.post_id,
+		ts: doc.post_created_time,
+		isPrivate: doc.post_is_private,
+		expiresAt: doc.post_expires_at,
+	}));
 }

@@ -23,17 +23,44 @@ interface Part {
 	label?: string;
 }
 
-const ofPosts = (where: Part["where"]): Part => ({ from: "posts p", id: "p.id", time: "p.created_time", expiresAt: "p.expires_at", isPrivate: "p.is_private", where });
-const ofTags = (where: Part["where"]): Part => ({ from: "post_tags pt", id: "pt.post_id", time: "pt.post_created_time", expiresAt: "pt.post_expires_at", isPrivate: "pt.post_is_private", where });
-const ofRecipients = (where: Part["where"]): Part => ({ from: "post_recipients pr", id: "pr.post_id", time: "pr.post_created_time", expiresAt: "pr.post_expires_at", isPrivate: "pr.post_is_private", where });
-/** A reader's home timeline: the entries pushed to it, a private one only while it still comes from one of the reader's sources. */
+const ofPosts = (where: Part["where"]): Part => ({
+	from: "posts p",
+	id: "p.id",
+	time: "p.created_time",
+	expiresAt: "p.expires_at",
+	isPrivate: "p.is_private",
+	where,
+});
+const ofTags = (where: Part["where"]): Part => ({
+	from: "post_tags pt",
+	id: "pt.post_id",
+	time: "pt.post_created_time",
+	expiresAt: "pt.post_expires_at",
+	isPrivate: "pt.post_is_private",
+	where,
+});
+const ofRecipients = (where: Part["where"]): Part => ({
+	from: "post_recipients pr",
+	id: "pr.post_id",
+	time: "pr.post_created_time",
+	expiresAt: "pr.post_expires_at",
+	isPrivate: "pr.post_is_private",
+	where,
+});
+/**
+ * A reader's home timeline: the entries pushed to it, a private one only while it still comes from one of the reader's
+ * sources.
+ */
 const ofTimeline = (ownerId: string, sourceKeys: string[]): Part => ({
 	from: "timeline_entries t",
 	id: "t.post_id",
 	time: "t.post_created_time",
 	expiresAt: "t.post_expires_at",
 	isPrivate: "t.post_is_private",
-	where: params => [`t.owner_id = ${params.shared("owner", ownerId)}`, `(t.post_is_private = 0 OR ${params.anyOf("t.source", "sourceKeys", sourceKeys)})`],
+	where: params => [
+		`t.owner_id = ${params.shared("owner", ownerId)}`,
+		`(t.post_is_private = 0 OR ${params.anyOf("t.source", "sourceKeys", sourceKeys)})`,
+	],
 });
 
 /** The part a selector reads (timeline-sources.ts): an index range of posts by author or context, or of recipients. */
@@ -42,14 +69,20 @@ export function partOf({ by, id, publicOnly }: Selector, label?: string): Part {
 	const part =
 		by === "recipient"
 			? ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`, ...privacy("pr.post_is_private")])
-			: ofPosts(params => [`p.${by === "author" ? "author_id" : "context_id"} = ${params.add(id)}`, ...privacy("p.is_private")]);
+			: ofPosts(params => [
+					`p.${by === "author" ? "author_id" : "context_id"} = ${params.add(id)}`,
+					...privacy("p.is_private"),
+				]);
 	return { ...part, label };
 }
 
 /** SQLite allows 500 terms in a compound SELECT; a longer union is run in several statements and merged. */
 const partsPerStatement = 200;
 
-/** Where a list's page lies: the time now (expiry), the cursor's anchor, and how many each part yields at most (Offset + Limit). */
+/**
+ * Where a list's page lies: the time now (expiry), the cursor's anchor, and how many each part yields at most (Offset +
+ * Limit).
+ */
 export interface Window {
 	now: number;
 	anchor?: Anchor;
@@ -75,9 +108,15 @@ function limitLiteral(n: number): string {
 /** A part's rows after the cursor, unordered and unlimited: SQLite's merge reads them in index order, lazily. */
 function partRowsSql(part: Part, params: Params, window: Window): string {
 	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
-	if (window.anchor) conditions.push(`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`);
+	if (window.anchor)
+		conditions.push(
+			`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`,
+		);
 	// A labelled row carries what a timeline entry copies of its post.
-	const label = part.label === undefined ? "" : `, CAST(${params.add(part.label)} AS TEXT) AS label, ${part.isPrivate} AS private, ${part.expiresAt} AS expires`;
+	const label =
+		part.label === undefined
+			? ""
+			: `, CAST(${params.add(part.label)} AS TEXT) AS label, ${part.isPrivate} AS private, ${part.expiresAt} AS expires`;
 	return `SELECT ${part.id} AS id, ${part.time} AS ts${label} FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
 }
 
@@ -89,9 +128,16 @@ function partRowsSql(part: Part, params: Params, window: Window): string {
  * part first: no temporary B-trees). PostgreSQL would read each part whole before the union's sort,
  * so there each part is cut at `take` first, by its index.
  */
-function topOfUnionSql(parts: Part[], params: Params, window: Window, dialect: SqlDialect, cut = `LIMIT ${limitLiteral(window.take)}`): string {
+function topOfUnionSql(
+	parts: Part[],
+	params: Params,
+	window: Window,
+	dialect: SqlDialect,
+	cut = `LIMIT ${limitLiteral(window.take)}`,
+): string {
 	const order = "ORDER BY ts DESC, id DESC";
-	if (dialect.name === "sqlite") return `${parts.map(part => partRowsSql(part, params, window)).join(" UNION ")} ${order} ${cut}`;
+	if (dialect.name === "sqlite")
+		return `${parts.map(part => partRowsSql(part, params, window)).join(" UNION ")} ${order} ${cut}`;
 	const take = limitLiteral(window.take);
 	const columns = parts[0].label === undefined ? "id, ts" : "id, ts, label, private, expires";
 	return `SELECT ${columns} FROM (${parts.map((part, i) => `SELECT ${columns} FROM (${partRowsSql(part, params, window)} ${order} LIMIT ${take}) AS part${i}`).join(" UNION ")}) AS u ${order} ${cut}`;
@@ -125,30 +171,82 @@ export class PostLists {
 	 */
 	async searchByTag(reader: Reader, tags: string[], contextId: string | undefined, page: Page): Promise<PostRow[]> {
 		const names = unique(tags);
-		const tagged = (postId: string) => (params: Params) => (names.length ? [`EXISTS (SELECT 1 FROM post_tags st WHERE st.post_id = ${postId} AND ${params.anyOf("st.name", "tags", names)})`] : []);
+		const tagged = (postId: string) => (params: Params) =>
+			names.length
+				? [
+						`EXISTS (SELECT 1 FROM post_tags st WHERE st.post_id = ${postId} AND ${params.anyOf("st.name", "tags", names)})`,
+					]
+				: [];
 		let parts: Part[];
 		if (contextId) {
-			parts = [ofPosts(params => [`p.context_id = ${params.add(contextId)}`, visibleSql(reader, params), ...tagged("p.id")(params)])];
+			parts = [
+				ofPosts(params => [
+					`p.context_id = ${params.add(contextId)}`,
+					visibleSql(reader, params),
+					...tagged("p.id")(params),
+				]),
+			];
 		} else if (reader.admin) {
-			parts = names.length ? names.flatMap(name => [0, 1].map(privacy => ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`]))) : [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
+			parts = names.length
+				? names.flatMap(name =>
+						[0, 1].map(privacy =>
+							ofTags(params => [`pt.name = ${params.add(name)}`, `pt.post_is_private = ${privacy}`]),
+						),
+					)
+				: [0, 1].map(privacy => ofPosts(() => [`p.is_private = ${privacy}`]));
 		} else {
-			parts = names.length ? names.map(name => ofTags(params => [`pt.name = ${params.add(name)}`, "pt.post_is_private = 0"])) : [ofPosts(() => ["p.is_private = 0"])];
+			parts = names.length
+				? names.map(name => ofTags(params => [`pt.name = ${params.add(name)}`, "pt.post_is_private = 0"]))
+				: [ofPosts(() => ["p.is_private = 0"])];
 			const me = reader.userId;
-			if (me) parts.push(ofPosts(params => [`p.author_id = ${params.shared("me", me)}`, "p.is_private = 1", ...tagged("p.id")(params)]));
-			for (const id of unique(reachOf(reader))) parts.push(ofRecipients(params => [`pr.recipient_id = ${params.add(id)}`, "pr.post_is_private = 1", ...tagged("pr.post_id")(params)]));
+			if (me)
+				parts.push(
+					ofPosts(params => [
+						`p.author_id = ${params.shared("me", me)}`,
+						"p.is_private = 1",
+						...tagged("p.id")(params),
+					]),
+				);
+			for (const id of unique(reachOf(reader)))
+				parts.push(
+					ofRecipients(params => [
+						`pr.recipient_id = ${params.add(id)}`,
+						"pr.post_is_private = 1",
+						...tagged("pr.post_id")(params),
+					]),
+				);
 		}
 		return this.page(parts, reader, page);
 	}
 
-	/** UserPosts: what a user wrote that the reader may see, from the author index (public, then private ones visible to the reader). */
+	/**
+	 * UserPosts: what a user wrote that the reader may see, from the author index (public, then private ones visible to
+	 * the reader).
+	 */
 	async userPosts(reader: Reader, authorId: string, page: Page): Promise<PostRow[]> {
 		const by = (params: Params) => `p.author_id = ${params.shared("author", authorId)}`;
-		return this.page([ofPosts(params => [by(params), "p.is_private = 0"]), ofPosts(params => [by(params), "p.is_private = 1", visibleSql(reader, params)])], reader, page);
+		return this.page(
+			[
+				ofPosts(params => [by(params), "p.is_private = 0"]),
+				ofPosts(params => [by(params), "p.is_private = 1", visibleSql(reader, params)]),
+			],
+			reader,
+			page,
+		);
 	}
 
 	/** A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes. */
-	async timeline(reader: Reader & { userId: string }, sourceKeys: string[], pulled: Selector[], page: Page): Promise<PostRow[]> {
-		return this.page([ofTimeline(reader.userId, sourceKeys), ...pulled.map(selector => partOf(selector))], reader, page);
+	async timeline(
+		reader: Reader & { userId: string },
+		sourceKeys: string[],
+		pulled: Selector[],
+		page: Page,
+	): Promise<PostRow[]> {
+		return this.page(
+			[ofTimeline(reader.userId, sourceKeys), ...pulled.map(selector => partOf(selector))],
+			reader,
+			page,
+		);
 	}
 
 	/** The same page assembled from every source's own index: what a timeline's reader gets past its end. */
@@ -161,14 +259,28 @@ export class PostLists {
 	}
 
 	/** The newest `take` (post, label) pairs of labelled selectors, unexpired: what a timeline's backfill copies. */
-	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number, db: SqlExecutor = this.db): Promise<LabelledHit[]> {
+	async latest(
+		selectors: Array<{ selector: Selector; label: string }>,
+		take: number,
+		db: SqlExecutor = this.db,
+	): Promise<LabelledHit[]> {
 		const hits: LabelledHit[] = [];
 		const window: Window = { now: Date.now(), take };
 		for (let i = 0; i < selectors.length; i += partsPerStatement) {
 			const params = new Params(this.db.dialect);
 			const parts = selectors.slice(i, i + partsPerStatement).map(({ selector, label }) => partOf(selector, label));
-			const rows = await db.all<Hit & { label: string; private: number | boolean; expires: number }>(topOfUnionSql(parts, params, window, db.dialect), params.values);
-			for (const row of rows) hits.push({ id: row.id, ts: Number(row.ts), label: row.label, isPrivate: !!row.private, expiresAt: Number(row.expires) });
+			const rows = await db.all<Hit & { label: string; private: number | boolean; expires: number }>(
+				topOfUnionSql(parts, params, window, db.dialect),
+				params.values,
+			);
+			for (const row of rows)
+				hits.push({
+					id: row.id,
+					ts: Number(row.ts),
+					label: row.label,
+					isPrivate: !!row.private,
+					expiresAt: Number(row.expires),
+				});
 		}
 		return hits.sort(newestFirst).slice(0, take);
 	}
@@ -179,7 +291,13 @@ export class PostLists {
 		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
 		if (parts.length <= partsPerStatement) {
 			const params = new Params(this.db.dialect);
-			const top = topOfUnionSql(parts, params, window, this.db.dialect, `LIMIT ${limitLiteral(page.Limit)} OFFSET ${params.add(page.Offset)}`);
+			const top = topOfUnionSql(
+				parts,
+				params,
+				window,
+				this.db.dialect,
+				`LIMIT ${limitLiteral(page.Limit)} OFFSET ${params.add(page.Offset)}`,
+			);
 			const sql = `SELECT ${postColumns} FROM (${top}) AS hit JOIN posts p ON p.id = hit.id ORDER BY p.created_time DESC, p.id DESC`;
 			return (await this.db.all(sql, params.values)).map(postFromRow);
 		}
@@ -196,7 +314,11 @@ export class PostLists {
 			.slice(page.Offset, window.take)
 			.map(hit => hit.id);
 		if (ids.length === 0) return [];
-		const rows = (await this.db.all(`SELECT ${postColumns} FROM posts p WHERE ${this.db.dialect.anyOf("p.id", "$1")}`, [this.db.dialect.listParam(ids)])).map(postFromRow);
+		const rows = (
+			await this.db.all(`SELECT ${postColumns} FROM posts p WHERE ${this.db.dialect.anyOf("p.id", "$1")}`, [
+				this.db.dialect.listParam(ids),
+			])
+		).map(postFromRow);
 		const byId = new Map(rows.map(row => [row.Id, row]));
 		return ids.flatMap(id => (byId.has(id) ? [byId.get(id)!] : []));
 	}
@@ -207,6 +329,11 @@ export class PostLists {
 		const params = new Params(this.db.dialect);
 		params.add(page.AfterId);
 		const visible = visibleSql(reader, params);
-		return anchorOf(this.db, page, `SELECT p.created_time AS time, p.id AS id FROM posts p WHERE p.id = $1 AND ${visible}`, params.values.slice(1));
+		return anchorOf(
+			this.db,
+			page,
+			`SELECT p.created_time AS time, p.id AS id FROM posts p WHERE p.id = $1 AND ${visible}`,
+			params.values.slice(1),
+		);
 	}
 }

@@ -20,7 +20,12 @@ export class RecordNames {
 
 	static async of(ctx: Context, userIds: string[], networkIds: string[]): Promise<RecordNames> {
 		const unique = [...new Set(networkIds.filter(Boolean))];
-		const [users, networks] = await Promise.all([profilesOf(ctx, userIds), unique.length ? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique }) : Promise.resolve([])]);
+		const [users, networks] = await Promise.all([
+			profilesOf(ctx, userIds),
+			unique.length
+				? readCall<NetworkRecord[], { ids: string[] }>(ctx, "graph.networksByIds", { ids: unique })
+				: Promise.resolve([]),
+		]);
 		return new RecordNames(users, new Map(networks.map(n => [n.Id, n])));
 	}
 
@@ -31,7 +36,12 @@ export class RecordNames {
 		const contexts = posts.map(p => p.ContextId ?? "");
 		return RecordNames.of(
 			ctx,
-			[...posts.map(p => p.AuthorId), ...comments.map(c => c.AuthorId), ...recipients.filter(r => r.ParticipantType === "User").map(r => r.RecipientId), ...contexts],
+			[
+				...posts.map(p => p.AuthorId),
+				...comments.map(c => c.AuthorId),
+				...recipients.filter(r => r.ParticipantType === "User").map(r => r.RecipientId),
+				...contexts,
+			],
 			[...recipients.filter(r => r.ParticipantType === "Network").map(r => r.RecipientId), ...contexts],
 		);
 	}
@@ -55,7 +65,13 @@ export class RecordNames {
 	recipient(type: string, id: string): Record<string, unknown> {
 		if (type === "Network") return { Id: id, ParticipantType: type, DisplayName: this.network(id)?.Name };
 		const user = this.user(id);
-		return { Id: id, ParticipantType: type, DisplayName: displayName(user), TagLine: user?.JobTitle, DefaultVenueId: user?.DefaultVenueId };
+		return {
+			Id: id,
+			ParticipantType: type,
+			DisplayName: displayName(user),
+			TagLine: user?.JobTitle,
+			DefaultVenueId: user?.DefaultVenueId,
+		};
 	}
 
 	/** A Comment record (SPEC.md §2.7). */
@@ -65,7 +81,13 @@ export class RecordNames {
 	}
 
 	/** A Post record (SPEC.md §2.5) with what it embeds. */
-	post(row: PostRow, tags: TagRow[], recipients: RecipientRow[], activities: ActivityRow[], comments: CommentRow[]): Record<string, unknown> {
+	post(
+		row: PostRow,
+		tags: TagRow[],
+		recipients: RecipientRow[],
+		activities: ActivityRow[],
+		comments: CommentRow[],
+	): Record<string, unknown> {
 		const author = this.user(row.AuthorId);
 		const contextUser = this.user(row.ContextId);
 		const contextNetwork = this.network(row.ContextId);

@@ -9,10 +9,16 @@ import { PostCollections, PostDocument } from "./post-documents.mongo";
  * time, without limit, and a reader may be addressed by any number of posts. So the question always
  * goes from the posts at hand to their recipients.
  */
-export async function addressedAmong({ recipients }: PostCollections, postIds: readonly string[], reader: Reader): Promise<string[]> {
+export async function addressedAmong(
+	{ recipients }: PostCollections,
+	postIds: readonly string[],
+	reader: Reader,
+): Promise<string[]> {
 	const reach = [...new Set(reachOf(reader))];
 	if (reader.admin || postIds.length === 0 || reach.length === 0) return [];
-	const rows = await recipients.find({ post_id: { $in: [...postIds] }, recipient_id: { $in: reach } }, { projection: { _id: 0, post_id: 1 } }).toArray();
+	const rows = await recipients
+		.find({ post_id: { $in: [...postIds] }, recipient_id: { $in: reach } }, { projection: { _id: 0, post_id: 1 } })
+		.toArray();
 	return [...new Set(rows.map(row => row.post_id))];
 }
 
@@ -23,12 +29,25 @@ export async function addressedAmong({ recipients }: PostCollections, postIds: r
  */
 export function visibleFilter(reader: Reader, addressed: readonly string[]): Filter<PostDocument> {
 	if (reader.admin) return {};
-	return { $or: [{ is_private: false }, ...(reader.userId ? [{ author_id: reader.userId }] : []), { _id: { $in: [...addressed] } }] };
+	return {
+		$or: [
+			{ is_private: false },
+			...(reader.userId ? [{ author_id: reader.userId }] : []),
+			{ _id: { $in: [...addressed] } },
+		],
+	};
 }
 
 /** Those of these posts the reader may see, with the fields of `projection` (all without one). */
-export async function visiblePosts(collections: PostCollections, postIds: readonly string[], reader: Reader, projection?: Partial<Record<keyof PostDocument, 1>>): Promise<PostDocument[]> {
+export async function visiblePosts(
+	collections: PostCollections,
+	postIds: readonly string[],
+	reader: Reader,
+	projection?: Partial<Record<keyof PostDocument, 1>>,
+): Promise<PostDocument[]> {
 	if (postIds.length === 0) return [];
 	const addressed = await addressedAmong(collections, postIds, reader);
-	return collections.posts.find({ _id: { $in: [...postIds] }, ...visibleFilter(reader, addressed) }, { projection }).toArray();
+	return collections.posts
+		.find({ _id: { $in: [...postIds] }, ...visibleFilter(reader, addressed) }, { projection })
+		.toArray();
 }

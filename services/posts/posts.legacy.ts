@@ -36,12 +36,24 @@ function legacyPost(doc: LegacyDoc) {
 			const name = String(t.Value).toLowerCase();
 			return !seen.has(name) && !!seen.add(name);
 		})
-		.map(t => ({ Id: String(t.Id), PostId: doc._id, TagType: time(t.TagType, 0), Value: String(t.Value), CreatedTime: time(t.CreatedTime, created), UpdatedTime: time(t.UpdatedTime, created) }));
+		.map(t => ({
+			Id: String(t.Id),
+			PostId: doc._id,
+			TagType: time(t.TagType, 0),
+			Value: String(t.Value),
+			CreatedTime: time(t.CreatedTime, created),
+			UpdatedTime: time(t.UpdatedTime, created),
+		}));
 	const recipients: NewRecipient[] = ((doc.Recipients as string[] | undefined) ?? []).map(key => {
 		const [type, id] = String(key).split(":");
 		return { id, type: type as ParticipantType };
 	});
-	const activities: ActivityRow[] = list(doc.Activities).map(a => ({ Id: String(a.Id), PostId: doc._id, Message: String(a.Message), CreatedTime: time(a.CreatedTime, created) }));
+	const activities: ActivityRow[] = list(doc.Activities).map(a => ({
+		Id: String(a.Id),
+		PostId: doc._id,
+		Message: String(a.Message),
+		CreatedTime: time(a.CreatedTime, created),
+	}));
 	return { post, tags, recipients, activities };
 }
 

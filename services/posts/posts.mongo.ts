@@ -6,7 +6,15 @@ import { MongoStore } from "../../shared/persistence/mongo/store";
 import { isDuplicateKey, upsertOnce } from "../../shared/persistence/mongo/errors";
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
-import { embeddedActivities, embeddedComments, embeddedRecipients, embeddedTags, Keyed, LegacyPost, PostsRepository } from "./posts.repository";
+import {
+	embeddedActivities,
+	embeddedComments,
+	embeddedRecipients,
+	embeddedTags,
+	Keyed,
+	LegacyPost,
+	PostsRepository,
+} from "./posts.repository";
 import { PostListsContract } from "./post-lists";
 import { ActivityRow, byPost, CommentRow, NewRecipient, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
 import { Reader } from "./posts.sql";
@@ -107,8 +115,18 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	async addTag(postId: string, value: string, tagType: number, now: number): Promise<Keyed<TagRow>> {
 		const post = await this.c.posts.findOne({ _id: postId }, { projection: copied });
 		if (!post) throw failures.notFound(`Post ${postId}`);
-		const row: TagRow = { Id: newOrderedGuid(now), PostId: postId, TagType: tagType, Value: value, CreatedTime: now, UpdatedTime: now };
-		const tag = pending(tagDocumentOf(row, ofPost(post, await nextPosition(this.c.tags, postId), newOrderedGuid(now))), `Tagged ${value}`);
+		const row: TagRow = {
+			Id: newOrderedGuid(now),
+			PostId: postId,
+			TagType: tagType,
+			Value: value,
+			CreatedTime: now,
+			UpdatedTime: now,
+		};
+		const tag = pending(
+			tagDocumentOf(row, ofPost(post, await nextPosition(this.c.tags, postId), newOrderedGuid(now))),
+			`Tagged ${value}`,
+		);
 		const { doc, inserted } = await this.keyed(this.c.tags, tag, { post_id: postId, name: tag.name });
 		await this.writeActivity(this.c.tags, doc, `Tagged ${doc.value}`);
 		return { row: toTag(doc), inserted };
@@ -120,11 +138,27 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	 * recipient (an entry before it would show a private post to whom it is not yet addressed) and
 	 * before the activity: while the addition is marked unfinished, the same call again pushes them.
 	 */
-	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number, fanOut: FanOut): Promise<boolean> {
+	async addRecipient(
+		postId: string,
+		recipient: NewRecipient,
+		message: string,
+		now: number,
+		fanOut: FanOut,
+	): Promise<boolean> {
 		const post = await this.c.posts.findOne({ _id: postId }, { projection: copied });
 		if (!post) return false;
-		const added = pending(recipientDocumentOf(recipient, now, ofPost(post, await nextPosition(this.c.recipients, postId), newOrderedGuid(now))), message);
-		const { doc, inserted } = await this.keyed(this.c.recipients, added, { post_id: postId, recipient_id: recipient.id });
+		const added = pending(
+			recipientDocumentOf(
+				recipient,
+				now,
+				ofPost(post, await nextPosition(this.c.recipients, postId), newOrderedGuid(now)),
+			),
+			message,
+		);
+		const { doc, inserted } = await this.keyed(this.c.recipients, added, {
+			post_id: postId,
+			recipient_id: recipient.id,
+		});
 		if (inserted || doc.activity_pending) await pushEntries(this.store, this.c, post, fanOut);
 		await this.writeActivity(this.c.recipients, doc, message);
 		return inserted;
@@ -132,7 +166,11 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 
 	/** A comment, then its activity (whose id it carries: the same call again completes it, as for tags). */
 	async addComment(comment: CommentRow, message: string): Promise<void> {
-		const { doc } = await this.keyed(this.c.comments, pending(commentDocumentOf(comment, newOrderedGuid(comment.CreatedTime)), message), { _id: comment.Id });
+		const { doc } = await this.keyed(
+			this.c.comments,
+			pending(commentDocumentOf(comment, newOrderedGuid(comment.CreatedTime)), message),
+			{ _id: comment.Id },
+		);
 		await this.writeActivity(this.c.comments, doc, message);
 	}
 
@@ -143,10 +181,14 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 
 	/** A page of a post's comments, oldest content first; the cursor is a comment's Id. */
 	async comments(postId: string, page: Page): Promise<CommentRow[]> {
-		return (await pageOfList(this.c.comments, page, { post_id: postId }, { time: "content_created_time" })).map(toComment);
+		return (await pageOfList(this.c.comments, page, { post_id: postId }, { time: "content_created_time" })).map(
+			toComment,
+		);
 	}
 
-	/** A page of a post's activities, in the order they happened (time, then ordered Id); the cursor is an activity's Id. */
+	/**
+	 * A page of a post's activities, in the order they happened (time, then ordered Id); the cursor is an activity's Id.
+	 */
 	async activities(postId: string, page: Page): Promise<ActivityRow[]> {
 		return (await pageOfList(this.c.activities, page, { post_id: postId }, { time: "created_time" })).map(toActivity);
 	}
@@ -156,10 +198,19 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		if (page.Limit === 0) return [];
 		let after: Filter<RecipientDocument> = {};
 		if (page.AfterId) {
-			const anchor = await this.c.recipients.findOne({ post_id: postId, recipient_id: page.AfterId }, { projection: { created_time: 1, position: 1 } });
+			const anchor = await this.c.recipients.findOne(
+				{ post_id: postId, recipient_id: page.AfterId },
+				{ projection: { created_time: 1, position: 1 } },
+			);
 			if (!anchor) throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
 			const { created_time: time, position } = anchor;
-			after = { $or: [{ created_time: { $gt: time } }, { created_time: time, position: { $gt: position } }, { created_time: time, position, recipient_id: { $gt: page.AfterId } }] };
+			after = {
+				$or: [
+					{ created_time: { $gt: time } },
+					{ created_time: time, position: { $gt: position } },
+					{ created_time: time, position, recipient_id: { $gt: page.AfterId } },
+				],
+			};
 		}
 		const docs = await this.c.recipients
 			.find({ post_id: postId, ...after })
@@ -170,17 +221,47 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		return docs.map(toRecipient);
 	}
 
-	/** What a page of posts embeds: for each post, its first (or latest) N of each kind, one query per post and kind, each cut by its index. */
+	/**
+	 * What a page of posts embeds: for each post, its first (or latest) N of each kind, one query per post and kind, each
+	 * cut by its index.
+	 */
 	async parts(postIds: string[]): Promise<PostParts> {
 		const ids = [...new Set(postIds)];
 		const perPost = async <T>(read: (id: string) => Promise<T[]>) => (await Promise.all(ids.map(read))).flat();
 		const [tags, recipients, activities, comments] = await Promise.all([
-			perPost(id => this.c.tags.find({ post_id: id }).sort({ created_time: 1, position: 1, _id: 1 }).limit(embeddedTags).toArray()),
-			perPost(id => this.c.recipients.find({ post_id: id }).sort({ created_time: 1, position: 1, recipient_id: 1 }).limit(embeddedRecipients).toArray()),
-			perPost(async id => (await this.c.activities.find({ post_id: id }).sort({ created_time: -1, _id: -1 }).limit(embeddedActivities).toArray()).reverse()),
-			perPost(id => this.c.comments.find({ post_id: id }).sort({ content_created_time: 1, _id: 1 }).limit(embeddedComments).toArray()),
+			perPost(id =>
+				this.c.tags.find({ post_id: id }).sort({ created_time: 1, position: 1, _id: 1 }).limit(embeddedTags).toArray(),
+			),
+			perPost(id =>
+				this.c.recipients
+					.find({ post_id: id })
+					.sort({ created_time: 1, position: 1, recipient_id: 1 })
+					.limit(embeddedRecipients)
+					.toArray(),
+			),
+			perPost(async id =>
+				(
+					await this.c.activities
+						.find({ post_id: id })
+						.sort({ created_time: -1, _id: -1 })
+						.limit(embeddedActivities)
+						.toArray()
+				).reverse(),
+			),
+			perPost(id =>
+				this.c.comments
+					.find({ post_id: id })
+					.sort({ content_created_time: 1, _id: 1 })
+					.limit(embeddedComments)
+					.toArray(),
+			),
 		]);
-		return { tags: byPost(tags.map(toTag)), recipients: byPost(recipients.map(toRecipient)), activities: byPost(activities.map(toActivity)), comments: byPost(comments.map(toComment)) };
+		return {
+			tags: byPost(tags.map(toTag)),
+			recipients: byPost(recipients.map(toRecipient)),
+			activities: byPost(activities.map(toActivity)),
+			comments: byPost(comments.map(toComment)),
+		};
 	}
 
 	/** A post's tags and recipients, unless there already; they copy the post's time, privacy and expiry. */
@@ -199,8 +280,15 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		]);
 	}
 
-	/** Inserts `doc` unless a document has its key (`key` selects it): the document kept, and whether this call inserted it. */
-	private async keyed<T extends TagDocument | RecipientDocument | CommentDocument>(collection: Collection<T>, doc: T, key: Filter<T>): Promise<{ doc: T; inserted: boolean }> {
+	/**
+	 * Inserts `doc` unless a document has its key (`key` selects it): the document kept, and whether this call inserted
+	 * it.
+	 */
+	private async keyed<T extends TagDocument | RecipientDocument | CommentDocument>(
+		collection: Collection<T>,
+		doc: T,
+		key: Filter<T>,
+	): Promise<{ doc: T; inserted: boolean }> {
 		try {
 			await this.store.write(collection.insertOne(doc as Parameters<Collection<T>["insertOne"]>[0]));
 			return { doc, inserted: true };
@@ -236,13 +324,26 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	 * addition's mark taken off. A tag or recipient added with its post, or imported, carries none and
 	 * has none, as on SQL.
 	 */
-	private async writeActivity<T extends PendingAddition>(collection: Collection<T>, doc: T, message: string): Promise<void> {
+	private async writeActivity<T extends PendingAddition>(
+		collection: Collection<T>,
+		doc: T,
+		message: string,
+	): Promise<void> {
 		if (!doc.activity_id) return;
 		const activityId = doc.activity_id;
-		await upsertOnce(() => this.store.write(this.c.activities.updateOne({ _id: activityId }, { $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } }, { upsert: true })));
+		await upsertOnce(() =>
+			this.store.write(
+				this.c.activities.updateOne(
+					{ _id: activityId },
+					{ $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } },
+					{ upsert: true },
+				),
+			),
+		);
 		await this.store.write(this.c.posts.updateOne({ _id: doc.post_id }, { $max: { updated_time: doc.created_time } }));
 		const done: Document = { $unset: { activity_pending: "", activity_message: "" } };
-		if (doc.activity_pending) await this.store.write(collection.updateOne({ _id: doc._id } as Filter<T>, done as UpdateFilter<T>));
+		if (doc.activity_pending)
+			await this.store.write(collection.updateOne({ _id: doc._id } as Filter<T>, done as UpdateFilter<T>));
 	}
 }
 
@@ -250,13 +351,20 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 type PendingAddition = (TagDocument | RecipientDocument | CommentDocument) & { _id?: unknown };
 
 /** An addition marked as waiting for its activity, with the activity's message. */
-const pending = <T extends ActivityPending>(doc: T, message: string): T => ({ ...doc, activity_pending: true, activity_message: message });
+const pending = <T extends ActivityPending>(doc: T, message: string): T => ({
+	...doc,
+	activity_pending: true,
+	activity_message: message,
+});
 
 /**
  * The position a tag or recipient added now takes: one past the last in the post's order, so that of
  * those added in the same millisecond it comes after (SQL takes one past the highest; both order alike).
  */
-async function nextPosition<T extends OfPost & { created_time: number }>(collection: Collection<T>, postId: string): Promise<number> {
+async function nextPosition<T extends OfPost & { created_time: number }>(
+	collection: Collection<T>,
+	postId: string,
+): Promise<number> {
 	const [last] = await collection
 		.find({ post_id: postId } as Filter<T>, { projection: { position: 1 } })
 		.sort({ created_time: -1, position: -1 })

@@ -5,7 +5,24 @@ import { failures } from "../../shared/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { PostLists, PostListsContract } from "./post-lists";
-import { ActivityRow, activityColumns, byPost, CommentRow, commentColumns, detailFields, noExpiry, NewRecipient, PostParts, PostRow, postColumns, postFromRow, RecipientRow, recipientColumns, TagRow, tagColumns } from "./posts.rows";
+import {
+	ActivityRow,
+	activityColumns,
+	byPost,
+	CommentRow,
+	commentColumns,
+	detailFields,
+	noExpiry,
+	NewRecipient,
+	PostParts,
+	PostRow,
+	postColumns,
+	postFromRow,
+	RecipientRow,
+	recipientColumns,
+	TagRow,
+	tagColumns,
+} from "./posts.rows";
 import { insertMany, Params, Reader, visibleSql } from "./posts.sql";
 import { FanOut, pushEntries, Timelines } from "./timelines.repository";
 
@@ -33,7 +50,10 @@ export interface LegacyPost {
 
 const expiresAt = (post: PostRow) => post.ExpirationDate ?? noExpiry;
 
-const details = (post: PostRow) => toJson(Object.fromEntries(detailFields.filter(field => post[field] !== undefined).map(field => [field, post[field]])));
+const details = (post: PostRow) =>
+	toJson(
+		Object.fromEntries(detailFields.filter(field => post[field] !== undefined).map(field => [field, post[field]])),
+	);
 
 /**
  * Posts, their tags, recipients and activities (rows of their own, keyed by post and tag name, post
@@ -68,12 +88,18 @@ export class PostsRepository {
 			await insertTags(tx, post, tags, unlessThere);
 			await insertRecipients(tx, post, recipients, post.CreatedTime, unlessThere);
 			for (const activity of activities) {
-				await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING", [activity.Id, post.Id, activity.Message, activity.CreatedTime]);
+				await tx.run(
+					"INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
+					[activity.Id, post.Id, activity.Message, activity.CreatedTime],
+				);
 			}
 		});
 	}
 
-	/** What a crash between writes left to finish: nothing here, where each write is one transaction (the MongoDB repository has some). */
+	/**
+	 * What a crash between writes left to finish: nothing here, where each write is one transaction (the MongoDB
+	 * repository has some).
+	 */
 	async finishCutOff(_before: number): Promise<number> {
 		return 0;
 	}
@@ -87,7 +113,10 @@ export class PostsRepository {
 	async visiblePost(id: string, reader: Reader): Promise<PostRow | undefined> {
 		const params = new Params(this.db.dialect);
 		params.add(id);
-		const row = await this.db.get(`SELECT ${postColumns} FROM posts p WHERE p.id = $1 AND ${visibleSql(reader, params)}`, params.values);
+		const row = await this.db.get(
+			`SELECT ${postColumns} FROM posts p WHERE p.id = $1 AND ${visibleSql(reader, params)}`,
+			params.values,
+		);
 		return row && postFromRow(row);
 	}
 
@@ -96,7 +125,12 @@ export class PostsRepository {
 		if (ids.length === 0) return [];
 		const params = new Params(this.db.dialect);
 		const among = params.anyOf("p.id", "ids", ids);
-		return (await this.db.all<{ id: string }>(`SELECT p.id AS id FROM posts p WHERE ${among} AND ${visibleSql(reader, params)}`, params.values)).map(r => r.id);
+		return (
+			await this.db.all<{ id: string }>(
+				`SELECT p.id AS id FROM posts p WHERE ${among} AND ${visibleSql(reader, params)}`,
+				params.values,
+			)
+		).map(r => r.id);
 	}
 
 	/**
@@ -117,14 +151,26 @@ export class PostsRepository {
 				await addActivity(tx, postId, `Tagged ${value}`, now);
 				return { row, inserted: true };
 			}
-			const existing = await tx.get<TagRow>(`SELECT ${tagColumns} FROM post_tags WHERE post_id = $1 AND name = $2`, [postId, name]);
+			const existing = await tx.get<TagRow>(`SELECT ${tagColumns} FROM post_tags WHERE post_id = $1 AND name = $2`, [
+				postId,
+				name,
+			]);
 			if (!existing) throw failures.notFound(`Post ${postId}`);
 			return { row: existing, inserted: false };
 		});
 	}
 
-	/** A recipient of a post unless it is one: whether this call added it (then with `message` as its activity, and the post in the timelines it now reaches). */
-	async addRecipient(postId: string, recipient: NewRecipient, message: string, now: number, fanOut: FanOut): Promise<boolean> {
+	/**
+	 * A recipient of a post unless it is one: whether this call added it (then with `message` as its activity, and the
+	 * post in the timelines it now reaches).
+	 */
+	async addRecipient(
+		postId: string,
+		recipient: NewRecipient,
+		message: string,
+		now: number,
+		fanOut: FanOut,
+	): Promise<boolean> {
 		return this.db.transaction(async tx => {
 			const added = await tx.run(
 				`INSERT INTO post_recipients (post_id, recipient_id, participant_type, position, created_time, post_created_time, post_is_private, post_expires_at)
@@ -135,8 +181,21 @@ export class PostsRepository {
 			);
 			if (added > 0) {
 				await addActivity(tx, postId, message, now);
-				const post = await tx.get<{ created_time: number; is_private: number; expires_at: number }>("SELECT created_time, is_private, expires_at FROM posts WHERE id = $1", [postId]);
-				if (post) await pushEntries(tx, { Id: postId, CreatedTime: Number(post.created_time), IsPrivate: !!post.is_private, ExpirationDate: Number(post.expires_at) }, fanOut);
+				const post = await tx.get<{ created_time: number; is_private: number; expires_at: number }>(
+					"SELECT created_time, is_private, expires_at FROM posts WHERE id = $1",
+					[postId],
+				);
+				if (post)
+					await pushEntries(
+						tx,
+						{
+							Id: postId,
+							CreatedTime: Number(post.created_time),
+							IsPrivate: !!post.is_private,
+							ExpirationDate: Number(post.expires_at),
+						},
+						fanOut,
+					);
 			}
 			return added > 0;
 		});
@@ -157,15 +216,29 @@ export class PostsRepository {
 
 	/** A page of a post's comments, oldest content first; the cursor is a comment's Id. */
 	async comments(postId: string, page: Page): Promise<CommentRow[]> {
-		const list = { table: "comments", columns: commentColumns, owner: "post_id", time: "content_created_time", tiebreak: "id" };
+		const list = {
+			table: "comments",
+			columns: commentColumns,
+			owner: "post_id",
+			time: "content_created_time",
+			tiebreak: "id",
+		};
 		return (await pageOf<CommentRow>(this.db, list, postId, page)).map(present);
 	}
 
 	/** A page of a post's activities, in the order they happened; the cursor is an activity's Id. */
 	async activities(postId: string, page: Page): Promise<ActivityRow[]> {
 		if (page.Limit === 0) return [];
-		const anchor = await anchorOf(this.db, page, "SELECT seq AS time, id FROM post_activities WHERE id = $1 AND post_id = $2", [postId]);
-		return this.db.all<ActivityRow>(`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ORDER BY seq LIMIT $2 OFFSET $3`, [postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])]);
+		const anchor = await anchorOf(
+			this.db,
+			page,
+			"SELECT seq AS time, id FROM post_activities WHERE id = $1 AND post_id = $2",
+			[postId],
+		);
+		return this.db.all<ActivityRow>(
+			`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ORDER BY seq LIMIT $2 OFFSET $3`,
+			[postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])],
+		);
 	}
 
 	/** A page of a post's recipients, in the order they were added; the cursor is a recipient's Id. */
@@ -174,12 +247,18 @@ export class PostsRepository {
 		let after = "";
 		const params: Array<string | number> = [postId, page.Limit, page.Offset];
 		if (page.AfterId) {
-			const anchor = await this.db.get<{ created_time: number; position: number }>("SELECT created_time, position FROM post_recipients WHERE post_id = $1 AND recipient_id = $2", [postId, page.AfterId]);
+			const anchor = await this.db.get<{ created_time: number; position: number }>(
+				"SELECT created_time, position FROM post_recipients WHERE post_id = $1 AND recipient_id = $2",
+				[postId, page.AfterId],
+			);
 			if (!anchor) throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
 			after = "AND (created_time, position, recipient_id) > ($4, $5, $6)";
 			params.push(Number(anchor.created_time), Number(anchor.position), page.AfterId);
 		}
-		return this.db.all<RecipientRow>(`SELECT ${recipientColumns} FROM post_recipients WHERE post_id = $1 ${after} ORDER BY created_time, position, recipient_id LIMIT $2 OFFSET $3`, params);
+		return this.db.all<RecipientRow>(
+			`SELECT ${recipientColumns} FROM post_recipients WHERE post_id = $1 ${after} ORDER BY created_time, position, recipient_id LIMIT $2 OFFSET $3`,
+			params,
+		);
 	}
 
 	/**
@@ -197,18 +276,37 @@ export class PostsRepository {
 		const one = postIds.length === 1;
 		const [tags, recipients, activities, comments] = await Promise.all([
 			this.db.all<TagRow>(topPerPost(tagColumns, "post_tags", "created_time, position, id", embeddedTags), [list]),
-			this.db.all<RecipientRow>(topPerPost(recipientColumns, "post_recipients", "created_time, position, recipient_id", embeddedRecipients), [list]),
+			this.db.all<RecipientRow>(
+				topPerPost(recipientColumns, "post_recipients", "created_time, position, recipient_id", embeddedRecipients),
+				[list],
+			),
 			one
-				? this.db.all<ActivityRow>(`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ORDER BY seq DESC LIMIT ${embeddedActivities}`, [postIds[0]]).then(rows => rows.reverse())
+				? this.db
+						.all<ActivityRow>(
+							`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ORDER BY seq DESC LIMIT ${embeddedActivities}`,
+							[postIds[0]],
+						)
+						.then(rows => rows.reverse())
 				: this.db.all<ActivityRow>(
 						`SELECT ${activityColumns} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY post_id ORDER BY seq DESC) AS n FROM post_activities WHERE ${inPage}) AS ranked WHERE n <= ${embeddedActivities} ORDER BY post_id, seq`,
 						[list],
 					),
 			one
-				? this.db.all<CommentRow>(`SELECT ${commentColumns} FROM comments WHERE post_id = $1 ORDER BY content_created_time, id LIMIT ${embeddedComments}`, [postIds[0]])
-				: this.db.all<CommentRow>(topPerPost(commentColumns, "comments", "content_created_time, id", embeddedComments), [list]),
+				? this.db.all<CommentRow>(
+						`SELECT ${commentColumns} FROM comments WHERE post_id = $1 ORDER BY content_created_time, id LIMIT ${embeddedComments}`,
+						[postIds[0]],
+					)
+				: this.db.all<CommentRow>(
+						topPerPost(commentColumns, "comments", "content_created_time, id", embeddedComments),
+						[list],
+					),
 		]);
-		return { tags: byPost(tags), recipients: byPost(recipients), activities: byPost(activities), comments: byPost(comments.map(present)) };
+		return {
+			tags: byPost(tags),
+			recipients: byPost(recipients),
+			activities: byPost(activities),
+			comments: byPost(comments.map(present)),
+		};
 	}
 }
 
@@ -238,35 +336,96 @@ async function insertPost(tx: SqlExecutor, post: PostRow, onConflict: string): P
 async function insertTags(tx: SqlExecutor, post: PostRow, tags: TagRow[], onConflict: string): Promise<void> {
 	if (tags.length === 0) return;
 	const params = new Params(tx.dialect);
-	const columns = ["post_id", "name", "id", "value", "tag_type", "position", "created_time", "updated_time", "post_created_time", "post_is_private", "post_expires_at"];
-	const sql = insertMany("post_tags", columns, tags, (t, i) => [post.Id, t.Value.toLowerCase(), t.Id, t.Value, t.TagType, i, t.CreatedTime, t.UpdatedTime, post.CreatedTime, post.IsPrivate, expiresAt(post)], onConflict, params);
+	const columns = [
+		"post_id",
+		"name",
+		"id",
+		"value",
+		"tag_type",
+		"position",
+		"created_time",
+		"updated_time",
+		"post_created_time",
+		"post_is_private",
+		"post_expires_at",
+	];
+	const sql = insertMany(
+		"post_tags",
+		columns,
+		tags,
+		(t, i) => [
+			post.Id,
+			t.Value.toLowerCase(),
+			t.Id,
+			t.Value,
+			t.TagType,
+			i,
+			t.CreatedTime,
+			t.UpdatedTime,
+			post.CreatedTime,
+			post.IsPrivate,
+			expiresAt(post),
+		],
+		onConflict,
+		params,
+	);
 	await tx.run(sql, params.values);
 }
 
-async function insertRecipients(tx: SqlExecutor, post: PostRow, recipients: NewRecipient[], now: number, onConflict: string): Promise<void> {
+async function insertRecipients(
+	tx: SqlExecutor,
+	post: PostRow,
+	recipients: NewRecipient[],
+	now: number,
+	onConflict: string,
+): Promise<void> {
 	if (recipients.length === 0) return;
 	const params = new Params(tx.dialect);
-	const columns = ["post_id", "recipient_id", "participant_type", "position", "created_time", "post_created_time", "post_is_private", "post_expires_at"];
-	const sql = insertMany("post_recipients", columns, recipients, (r, i) => [post.Id, r.id, r.type, i, now, post.CreatedTime, post.IsPrivate, expiresAt(post)], onConflict, params);
+	const columns = [
+		"post_id",
+		"recipient_id",
+		"participant_type",
+		"position",
+		"created_time",
+		"post_created_time",
+		"post_is_private",
+		"post_expires_at",
+	];
+	const sql = insertMany(
+		"post_recipients",
+		columns,
+		recipients,
+		(r, i) => [post.Id, r.id, r.type, i, now, post.CreatedTime, post.IsPrivate, expiresAt(post)],
+		onConflict,
+		params,
+	);
 	await tx.run(sql, params.values);
 }
 
 async function insertComment(db: SqlExecutor, c: CommentRow, onConflict: string): Promise<void> {
-	await db.run(`INSERT INTO comments (id, post_id, context_id, author_id, author_venue_id, content, content_created_time, created_time, updated_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)${onConflict}`, [
-		c.Id,
-		c.PostId,
-		c.ContextId ?? null,
-		c.AuthorId,
-		c.AuthorVenueId ?? null,
-		c.Content,
-		c.ContentCreatedTime,
-		c.CreatedTime,
-		c.UpdatedTime,
-	]);
+	await db.run(
+		`INSERT INTO comments (id, post_id, context_id, author_id, author_venue_id, content, content_created_time, created_time, updated_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)${onConflict}`,
+		[
+			c.Id,
+			c.PostId,
+			c.ContextId ?? null,
+			c.AuthorId,
+			c.AuthorVenueId ?? null,
+			c.Content,
+			c.ContentCreatedTime,
+			c.CreatedTime,
+			c.UpdatedTime,
+		],
+	);
 }
 
 /** An activity on a post, and the post's UpdatedTime: written only by the call whose change happened. */
 async function addActivity(tx: SqlExecutor, postId: string, message: string, now: number): Promise<void> {
-	await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4)", [newOrderedGuid(now), postId, message, now]);
+	await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4)", [
+		newOrderedGuid(now),
+		postId,
+		message,
+		now,
+	]);
 	await tx.run("UPDATE posts SET updated_time = $2 WHERE id = $1", [postId, now]);
 }

@@ -81,7 +81,17 @@ export interface PostEmbeds {
 /** Each post's embeds out of a page's parts, by post id; a post with none has empty lists. */
 export function embedsByPost(parts: PostParts, postIds: readonly string[]): Map<string, PostEmbeds> {
 	const of = <T>(map: Map<string, T[]>, id: string) => map.get(id) ?? [];
-	return new Map(postIds.map(id => [id, { tags: of(parts.tags, id), recipients: of(parts.recipients, id), activities: of(parts.activities, id), comments: of(parts.comments, id) }]));
+	return new Map(
+		postIds.map(id => [
+			id,
+			{
+				tags: of(parts.tags, id),
+				recipients: of(parts.recipients, id),
+				activities: of(parts.activities, id),
+				comments: of(parts.comments, id),
+			},
+		]),
+	);
 }
 
 /** Posts past their ExpirationDate are no longer listed; "no expiry" is stored as the largest number. */

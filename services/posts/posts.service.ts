@@ -46,8 +46,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 	return define({
 		name: "posts",
 		mixins: [
-			// What a crash cut off between writes (on MongoDB: an addition's activity) is finished at start and then every lease.
-			// Listed before the repository's mixin: Moleculer starts the last-listed mixin first, so the store is migrated by then.
+			// What a crash cut off between writes (on MongoDB: an addition's activity) is finished at start and then every
+			// lease.
+			// Listed before the repository's mixin: Moleculer starts the last-listed mixin first, so the store is migrated by
+			// then.
 			periodicMixin<RepositoryContract<PostsRepository>>(
 				leaseMs,
 				"Finishing cut-off additions",
@@ -72,19 +74,47 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				await checkContext(ctx, fields.AuthorId, fields.ContextId);
 				const context = fields.ContextId ? [fields.ContextId] : [];
 				// One round of names: the recipients' kinds, and what the record shows of author and context.
-				const names = await RecordNames.of(ctx, [fields.AuthorId, ...context, ...RecipientIds], [...context, ...RecipientIds]);
+				const names = await RecordNames.of(
+					ctx,
+					[fields.AuthorId, ...context, ...RecipientIds],
+					[...context, ...RecipientIds],
+				);
 				const recipients = [...new Set(RecipientIds)].map(id => {
 					const recipient = names.recipientOf(id);
 					if (!recipient) throw failures.field("RecipientIds", "InvalidValue", `${id} is neither a user nor a network`);
 					return recipient;
 				});
 				const now = Date.now();
-				const post: PostRow = { Id: newOrderedGuid(now), ...fields, CreatedTime: now, UpdatedTime: now, ContentCreatedTime: now, ContentUpdatedTime: now };
+				const post: PostRow = {
+					Id: newOrderedGuid(now),
+					...fields,
+					CreatedTime: now,
+					UpdatedTime: now,
+					ContentCreatedTime: now,
+					ContentUpdatedTime: now,
+				};
 				// Tags are unique per post whatever their case; the first spelling wins.
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
-				const tags: TagRow[] = values.map(Value => ({ Id: newOrderedGuid(now), PostId: post.Id, TagType: 0, Value, CreatedTime: now, UpdatedTime: now }));
-				await this.repo.createPost(post, tags, recipients, await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit));
-				const recipientRows = recipients.map(r => ({ PostId: post.Id, RecipientId: r.id, ParticipantType: r.type, CreatedTime: now }));
+				const tags: TagRow[] = values.map(Value => ({
+					Id: newOrderedGuid(now),
+					PostId: post.Id,
+					TagType: 0,
+					Value,
+					CreatedTime: now,
+					UpdatedTime: now,
+				}));
+				await this.repo.createPost(
+					post,
+					tags,
+					recipients,
+					await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit),
+				);
+				const recipientRows = recipients.map(r => ({
+					PostId: post.Id,
+					RecipientId: r.id,
+					ParticipantType: r.type,
+					CreatedTime: now,
+				}));
 				const record = names.post(post, tags, recipientRows, [], []);
 				await postAnnounced(ctx, post, record, values, recipients);
 				return record;
@@ -93,8 +123,10 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			...implement(postsOperations.FindPost, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.Id);
 				const record = (await this.postRecords(ctx, [post]))[0];
-				// A public post's record is the same for every caller (names change with users, the rest with the post); a private one is its reader's alone.
-				if (!post.IsPrivate) Object.assign(ctx.meta, { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } });
+				// A public post's record is the same for every caller (names change with users, the rest with the post); a
+				// private one is its reader's alone.
+				if (!post.IsPrivate)
+					Object.assign(ctx.meta, { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } });
 				return record;
 			}),
 
@@ -131,7 +163,13 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					.filter(Boolean);
 				const viewer = await readerOf(ctx);
 				const posts = await this.repo.lists.searchByTag(viewer, names, ctx.params.ContextId, ctx.params);
-				keepPostList(ctx, ctx.params, posts, viewer.admin ? undefined : viewer.userId, searchSources(viewer, names, ctx.params.ContextId));
+				keepPostList(
+					ctx,
+					ctx.params,
+					posts,
+					viewer.admin ? undefined : viewer.userId,
+					searchSources(viewer, names, ctx.params.ContextId),
+				);
 				return this.postRecords(ctx, posts);
 			}),
 
@@ -139,7 +177,11 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const me = ctx.params.UserId;
 				const audience = await audienceOf(ctx, me);
 				const sources = readerSourcesOf(me, audience);
-				const posts = await this.repo.timelines.page({ userId: me, admin: false, networks: audience.networks }, sources, ctx.params);
+				const posts = await this.repo.timelines.page(
+					{ userId: me, admin: false, networks: audience.networks },
+					sources,
+					ctx.params,
+				);
 				keepPostList(ctx, ctx.params, posts, me, sources.map(sourceKey));
 				return this.postRecords(ctx, posts);
 			}),
@@ -242,11 +284,15 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** The post, if the caller is its author or an admin (403 for others who can see it). */
 			async authoredPost(ctx: Context, id: string) {
 				const { post, viewer } = await this.visiblePost(ctx, id);
-				if (!viewer.admin && post.AuthorId !== viewer.userId) throw failures.forbidden("Only the post's author may do this");
+				if (!viewer.admin && post.AuthorId !== viewer.userId)
+					throw failures.forbidden("Only the post's author may do this");
 				return post;
 			},
 
-			/** Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and one round of names. */
+			/**
+			 * Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and
+			 * one round of names.
+			 */
 			async postRecords(ctx: Context, posts: PostRow[]) {
 				if (posts.length === 0) return [];
 				const embeds = await embedsOf(
@@ -265,7 +311,13 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const record = names.recipient(type, id);
 				// Added twice (even at once), a recipient is one row, and only the call that added it writes the activity.
 				const fanOut = await fanOutOf(ctx, [recipientSource(recipient)], config.timelinePushLimit);
-				await this.repo.addRecipient(post.Id, recipient, `${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`, Date.now(), fanOut);
+				await this.repo.addRecipient(
+					post.Id,
+					recipient,
+					`${typeof record.DisplayName === "string" ? record.DisplayName : "A recipient"} was added`,
+					Date.now(),
+					fanOut,
+				);
 				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient)]);
 				await recipientAnnounced(ctx, post, (await this.postRecords(ctx, [post]))[0], recipient);
 				return record;

@@ -1,6 +1,9 @@
 import { SqlDialect, SqlValue } from "../../shared/persistence/sql/database";
 
-/** Who reads posts, as the queries need it: private posts reach their author, recipients and recipient networks' members, and admins. */
+/**
+ * Who reads posts, as the queries need it: private posts reach their author, recipients and recipient networks'
+ * members, and admins.
+ */
 export interface Reader {
 	userId?: string;
 	admin: boolean;
@@ -55,7 +58,14 @@ export function visibleSql(reader: Reader, params: Params, alias = "p"): string 
 }
 
 /** Many rows in one statement: the `columns` of each of `rows`, numbered on. */
-export function insertMany<T>(table: string, columns: string[], rows: T[], values: (row: T, index: number) => unknown[], onConflict: string, params: Params): string {
+export function insertMany<T>(
+	table: string,
+	columns: string[],
+	rows: T[],
+	values: (row: T, index: number) => unknown[],
+	onConflict: string,
+	params: Params,
+): string {
 	const tuples = rows.map(
 		(row, i) =>
 			`(${values(row, i)

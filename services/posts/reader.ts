@@ -3,7 +3,10 @@ import { callerOf, isAdmin } from "../../shared/caller";
 import { audienceOf } from "../../shared/audience";
 import { Reader } from "./posts.sql";
 
-/** The caller as a reader of posts (with what private posts may reach them through, PRODUCT.md §3); their networks come from the graph (through this node's cache) unless they cannot matter. */
+/**
+ * The caller as a reader of posts (with what private posts may reach them through, PRODUCT.md §3); their networks come
+ * from the graph (through this node's cache) unless they cannot matter.
+ */
 export async function readerOf(ctx: Context): Promise<Reader> {
 	const caller = callerOf(ctx);
 	const admin = isAdmin(caller);

@@ -21,14 +21,20 @@ export interface Source {
 	id: string;
 }
 
-/** Where a source's posts lie: an index range of posts by author, by context, or addressed to a recipient; public ones only, or all. */
+/**
+ * Where a source's posts lie: an index range of posts by author, by context, or addressed to a recipient; public ones
+ * only, or all.
+ */
 export interface Selector {
 	by: "author" | "context" | "recipient";
 	id: string;
 	publicOnly: boolean;
 }
 
-/** The key a source is stored and announced by (shared/audience.ts names the graph's changes to readers by the same keys). */
+/**
+ * The key a source is stored and announced by (shared/audience.ts names the graph's changes to readers by the same
+ * keys).
+ */
 export const sourceKey = (source: Source): string => `${source.kind}:${source.id}`;
 
 export function sourceOfKey(key: string): Source {
@@ -36,7 +42,9 @@ export function sourceOfKey(key: string): Source {
 	return { kind: key.slice(0, at) as SourceKind, id: key.slice(at + 1) };
 }
 
-/** Sources by the audience they were made of: an audience the node's cache holds is the same object from read to read. */
+/**
+ * Sources by the audience they were made of: an audience the node's cache holds is the same object from read to read.
+ */
 const ofAudience = new WeakMap<Audience, Source[]>();
 
 /** A reader's sources, made once per audience object (and so their digest too). */
@@ -55,7 +63,10 @@ export function readerSources(userId: string, { people, networks }: Audience): S
 }
 
 /** The sources a post comes from: a private post only its author's and its recipients'. */
-export function postSources(post: Pick<PostRow, "AuthorId" | "IsPrivate" | "ContextId">, recipients: readonly NewRecipient[]): Source[] {
+export function postSources(
+	post: Pick<PostRow, "AuthorId" | "IsPrivate" | "ContextId">,
+	recipients: readonly NewRecipient[],
+): Source[] {
 	const sources: Source[] = [{ kind: "self", id: post.AuthorId }];
 	if (!post.IsPrivate) {
 		sources.push({ kind: "follows", id: post.AuthorId });
@@ -66,7 +77,10 @@ export function postSources(post: Pick<PostRow, "AuthorId" | "IsPrivate" | "Cont
 }
 
 /** The source a recipient makes of a post: a user's own, or a network's members'. */
-export const recipientSource = (recipient: NewRecipient): Source => ({ kind: recipient.type === "Network" ? "member" : "self", id: recipient.id });
+export const recipientSource = (recipient: NewRecipient): Source => ({
+	kind: recipient.type === "Network" ? "member" : "self",
+	id: recipient.id,
+});
 
 /** The index ranges a source's posts are read from, the inverse of `postSources`. */
 export function selectorsOf({ kind, id }: Source): Selector[] {

@@ -9,7 +9,9 @@ import { FanOut, servedFromTimeline, timelineBound, Timelines, trimChance } from
 import { insertUnlessThere, PostCollections, PostDocument, TimelineEntryDocument } from "./post-documents.mongo";
 import { MongoPostLists, Row } from "./post-lists.mongo";
 
-/** A reader's timeline as `Timelines.reconcile` answers it: the horizon, and the digest of the sources it was built for. */
+/**
+ * A reader's timeline as `Timelines.reconcile` answers it: the horizon, and the digest of the sources it was built for.
+ */
 type TimelineState = Awaited<ReturnType<Timelines["reconcile"]>>;
 
 /** What an entry copies of its post. */
@@ -28,12 +30,21 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 		private readonly lists: MongoPostLists,
 	) {}
 
-	/** A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from the sources (as `Timelines.page`). */
+	/**
+	 * A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from
+	 * the sources (as `Timelines.page`).
+	 */
 	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
-		const [stored, pulled] = await Promise.all([this.c.timelines.findOne({ _id: reader.userId }, { projection: { horizon: 1, sources_digest: 1 } }), this.pulledAmong(keys)]);
-		const state = stored?.sources_digest === digest ? { horizon: stored.horizon, digest } : await this.reconcile(reader.userId, sources, digest);
+		const [stored, pulled] = await Promise.all([
+			this.c.timelines.findOne({ _id: reader.userId }, { projection: { horizon: 1, sources_digest: 1 } }),
+			this.pulledAmong(keys),
+		]);
+		const state =
+			stored?.sources_digest === digest
+				? { horizon: stored.horizon, digest }
+				: await this.reconcile(reader.userId, sources, digest);
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
 		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
 		if (servedFromTimeline(state.horizon, rows, page)) return rows;
@@ -48,12 +59,16 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 	 */
 	async reconcile(ownerId: string, sources: Source[], digest = sourcesDigest(sources)): Promise<TimelineState> {
 		const now = sources.map(sourceKey);
-		const [pulled, stored] = await Promise.all([this.pulledAmong(now), this.c.timelines.findOne({ _id: ownerId }, { projection: { horizon: 1, sources: 1 } })]);
+		const [pulled, stored] = await Promise.all([
+			this.pulledAmong(now),
+			this.c.timelines.findOne({ _id: ownerId }, { projection: { horizon: 1, sources: 1 } }),
+		]);
 		const before = new Set(stored?.sources ?? []);
 		const current = new Set(now);
 		const left = [...before].filter(key => !current.has(key));
 		const joined = now.filter(key => !before.has(key) && !pulled.has(key));
-		if (left.length) await this.store.write(this.c.timelineEntries.deleteMany({ owner_id: ownerId, source: { $in: left } }));
+		if (left.length)
+			await this.store.write(this.c.timelineEntries.deleteMany({ owner_id: ownerId, source: { $in: left } }));
 		let horizon = stored?.horizon ?? 0;
 		if (joined.length) {
 			const hits = await this.lists.latest(
@@ -70,7 +85,13 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 		}
 		// $max: a trim may have raised the horizon meanwhile, and a horizon never goes down.
 		const written = await upsertOnce(() =>
-			this.store.write(this.c.timelines.findOneAndUpdate({ _id: ownerId }, { $set: { sources_digest: digest, sources: now }, $max: { horizon } }, { upsert: true, returnDocument: "after", projection: { horizon: 1 } })),
+			this.store.write(
+				this.c.timelines.findOneAndUpdate(
+					{ _id: ownerId },
+					{ $set: { sources_digest: digest, sources: now }, $max: { horizon } },
+					{ upsert: true, returnDocument: "after", projection: { horizon: 1 } },
+				),
+			),
 		);
 		return { horizon: written?.horizon ?? horizon, digest };
 	}
@@ -78,7 +99,11 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 	/** Which of these sources are pulled. */
 	private async pulledAmong(keys: string[]): Promise<Set<string>> {
 		if (keys.length === 0) return new Set();
-		return new Set((await this.c.pulledSources.find({ _id: { $in: keys } }, { projection: { _id: 1 } }).toArray()).map(doc => doc._id));
+		return new Set(
+			(await this.c.pulledSources.find({ _id: { $in: keys } }, { projection: { _id: 1 } }).toArray()).map(
+				doc => doc._id,
+			),
+		);
 	}
 }
 
@@ -88,7 +113,12 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
  * once the post can be seen, each of its sources is either pushed or pulled, whatever point a crash
  * stopped at. Every write keeps what is there, so the same call again completes it.
  */
-export async function pushEntries(store: MongoStore, c: PostCollections, post: Pushed, { entries, oversized }: FanOut): Promise<void> {
+export async function pushEntries(
+	store: MongoStore,
+	c: PostCollections,
+	post: Pushed,
+	{ entries, oversized }: FanOut,
+): Promise<void> {
 	const now = Date.now();
 	await insertUnlessThere(
 		store,

@@ -5,10 +5,15 @@ import { noExpiry, PostRow } from "./posts.rows";
 import { insertMany, Params, Reader } from "./posts.sql";
 import { selectorsOf, Source, sourceKey, sourceOfKey, sourcesDigest } from "./timeline-sources";
 
-/** Entries a timeline keeps at least (Mastodon keeps 800); a read deeper than what it holds is assembled from the sources. */
+/**
+ * Entries a timeline keeps at least (Mastodon keeps 800); a read deeper than what it holds is assembled from the
+ * sources.
+ */
 export const timelineBound = 800;
 
-/** How often a push to a reader also trims their timeline back to the bound (each trim walks `timelineBound` entries). */
+/**
+ * How often a push to a reader also trims their timeline back to the bound (each trim walks `timelineBound` entries).
+ */
 export const trimChance = 1 / 64;
 
 /** Entries inserted by one statement (6 values each; PostgreSQL binds at most 65,535). */
@@ -44,7 +49,10 @@ export class Timelines {
 		private readonly lists: PostLists,
 	) {}
 
-	/** A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from the sources. */
+	/**
+	 * A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from
+	 * the sources.
+	 */
 	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
@@ -59,7 +67,10 @@ export class Timelines {
 
 	/** The reader's timeline as stored, and whether any source is pulled at all (one statement: on most days none is). */
 	private async state(ownerId: string): Promise<(TimelineState & { anyPulled: boolean }) | undefined> {
-		const row = await this.db.get<{ horizon: number; sources_digest: string; any_pulled: number }>("SELECT horizon, sources_digest, EXISTS (SELECT 1 FROM pulled_sources) AS any_pulled FROM timelines WHERE owner_id = $1", [ownerId]);
+		const row = await this.db.get<{ horizon: number; sources_digest: string; any_pulled: number }>(
+			"SELECT horizon, sources_digest, EXISTS (SELECT 1 FROM pulled_sources) AS any_pulled FROM timelines WHERE owner_id = $1",
+			[ownerId],
+		);
 		return row && { horizon: Number(row.horizon), digest: row.sources_digest, anyPulled: !!row.any_pulled };
 	}
 
@@ -71,21 +82,31 @@ export class Timelines {
 	 */
 	async reconcile(ownerId: string, sources: Source[], digest = sourcesDigest(sources)): Promise<TimelineState> {
 		const now = sources.map(sourceKey);
-		// One transaction, reads included: on SQLite no post is written meanwhile, so none can miss both its push and the backfill.
+		// One transaction, reads included: on SQLite no post is written meanwhile, so none can miss both its push and the
+		// backfill.
 		return this.db.transaction(async tx => {
-			const row = await tx.get<{ horizon: number; sources: string }>("SELECT horizon, sources FROM timelines WHERE owner_id = $1", [ownerId]);
+			const row = await tx.get<{ horizon: number; sources: string }>(
+				"SELECT horizon, sources FROM timelines WHERE owner_id = $1",
+				[ownerId],
+			);
 			const pulled = await pulledAmong(tx, now);
 			const before = new Set(row ? (JSON.parse(row.sources) as string[]) : []);
 			const left = [...before].filter(key => !now.includes(key));
 			const joined = now.filter(key => !before.has(key) && !pulled.has(key));
 			if (left.length) {
 				const params = new Params(tx.dialect);
-				await tx.run(`DELETE FROM timeline_entries WHERE owner_id = ${params.add(ownerId)} AND ${params.anyOf("source", "left", left)}`, params.values);
+				await tx.run(
+					`DELETE FROM timeline_entries WHERE owner_id = ${params.add(ownerId)} AND ${params.anyOf("source", "left", left)}`,
+					params.values,
+				);
 			}
 			const labelled = joined.flatMap(key => selectorsOf(sourceOfKey(key)).map(selector => ({ selector, label: key })));
 			const hits = labelled.length ? await this.lists.latest(labelled, timelineBound, tx) : [];
 			// The backfill stopped at its bound: older posts of those sources are not here, down to the last one's time.
-			const horizon = Math.max(row ? Number(row.horizon) : 0, hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0);
+			const horizon = Math.max(
+				row ? Number(row.horizon) : 0,
+				hits.length === timelineBound ? hits[hits.length - 1].ts + 1 : 0,
+			);
 			await tx.run(
 				`INSERT INTO timelines (owner_id, horizon, sources_digest, sources) VALUES ($1, $2, $3, $4)
 				 ON CONFLICT (owner_id) DO UPDATE SET horizon = excluded.horizon, sources_digest = excluded.sources_digest, sources = excluded.sources`,
@@ -93,7 +114,14 @@ export class Timelines {
 			);
 			await insertEntries(
 				tx,
-				hits.map(hit => ({ ownerId, source: hit.label, postId: hit.id, ts: hit.ts, isPrivate: hit.isPrivate, expiresAt: hit.expiresAt })),
+				hits.map(hit => ({
+					ownerId,
+					source: hit.label,
+					postId: hit.id,
+					ts: hit.ts,
+					isPrivate: hit.isPrivate,
+					expiresAt: hit.expiresAt,
+				})),
 			);
 			return { horizon, digest };
 		});
@@ -106,12 +134,32 @@ export class Timelines {
  * reader who never reads costs a post nothing), and the sources found too large to push, marked to
  * be pulled by their readers from now on.
  */
-export async function pushEntries(tx: SqlExecutor, post: Pick<PostRow, "Id" | "CreatedTime" | "IsPrivate" | "ExpirationDate">, { entries, oversized }: FanOut): Promise<void> {
-	for (const source of oversized) await tx.run("INSERT INTO pulled_sources (source, marked_time) VALUES ($1, $2) ON CONFLICT DO NOTHING", [source, Date.now()]);
+export async function pushEntries(
+	tx: SqlExecutor,
+	post: Pick<PostRow, "Id" | "CreatedTime" | "IsPrivate" | "ExpirationDate">,
+	{ entries, oversized }: FanOut,
+): Promise<void> {
+	for (const source of oversized)
+		await tx.run("INSERT INTO pulled_sources (source, marked_time) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+			source,
+			Date.now(),
+		]);
 	if (entries.length === 0) return;
 	const params = new Params(tx.dialect);
-	const built = new Set((await tx.all<{ owner_id: string }>(`SELECT owner_id FROM timelines WHERE ${params.anyOf("owner_id", "owners", [...new Set(entries.map(e => e.ownerId))])}`, params.values)).map(r => r.owner_id));
-	const copied = { postId: post.Id, ts: post.CreatedTime, isPrivate: post.IsPrivate, expiresAt: post.ExpirationDate ?? noExpiry };
+	const built = new Set(
+		(
+			await tx.all<{ owner_id: string }>(
+				`SELECT owner_id FROM timelines WHERE ${params.anyOf("owner_id", "owners", [...new Set(entries.map(e => e.ownerId))])}`,
+				params.values,
+			)
+		).map(r => r.owner_id),
+	);
+	const copied = {
+		postId: post.Id,
+		ts: post.CreatedTime,
+		isPrivate: post.IsPrivate,
+		expiresAt: post.ExpirationDate ?? noExpiry,
+	};
 	await insertEntries(
 		tx,
 		entries.filter(e => built.has(e.ownerId)).map(e => ({ ...e, ...copied })),
@@ -119,7 +167,10 @@ export async function pushEntries(tx: SqlExecutor, post: Pick<PostRow, "Id" | "C
 	for (const owner of built) if (Math.random() < trimChance) await trim(tx, owner);
 }
 
-/** Whether a page read from a timeline is whole: it lacks nothing when it lies above the horizon (or the timeline lacks nothing). */
+/**
+ * Whether a page read from a timeline is whole: it lacks nothing when it lies above the horizon (or the timeline lacks
+ * nothing).
+ */
 export function servedFromTimeline(horizon: number, rows: readonly PostRow[], page: Page): boolean {
 	const last = rows.at(-1);
 	return horizon === 0 || (rows.length === page.Limit && (!last || last.CreatedTime >= horizon));
@@ -128,7 +179,10 @@ export function servedFromTimeline(horizon: number, rows: readonly PostRow[], pa
 /** Which of these sources are pulled. */
 async function pulledAmong(db: SqlExecutor, keys: string[]): Promise<Set<string>> {
 	const params = new Params(db.dialect);
-	const rows = await db.all<{ source: string }>(`SELECT source FROM pulled_sources WHERE ${params.anyOf("source", "keys", keys)}`, params.values);
+	const rows = await db.all<{ source: string }>(
+		`SELECT source FROM pulled_sources WHERE ${params.anyOf("source", "keys", keys)}`,
+		params.values,
+	);
 	return new Set(rows.map(r => r.source));
 }
 
@@ -147,16 +201,29 @@ async function insertEntries(tx: SqlExecutor, entries: readonly EntryRow[]): Pro
 	const columns = ["owner_id", "post_created_time", "post_id", "source", "post_is_private", "post_expires_at"];
 	for (let i = 0; i < entries.length; i += entriesPerStatement) {
 		const params = new Params(tx.dialect);
-		const sql = insertMany("timeline_entries", columns, entries.slice(i, i + entriesPerStatement), e => [e.ownerId, e.ts, e.postId, e.source, e.isPrivate, e.expiresAt], " ON CONFLICT DO NOTHING", params);
+		const sql = insertMany(
+			"timeline_entries",
+			columns,
+			entries.slice(i, i + entriesPerStatement),
+			e => [e.ownerId, e.ts, e.postId, e.source, e.isPrivate, e.expiresAt],
+			" ON CONFLICT DO NOTHING",
+			params,
+		);
 		await tx.run(sql, params.values);
 	}
 }
 
 /** Drops a reader's entries older than their newest `timelineBound`, and raises their horizon to match. */
 async function trim(tx: SqlExecutor, ownerId: string): Promise<void> {
-	const edge = await tx.get<{ ts: number }>(`SELECT post_created_time AS ts FROM timeline_entries WHERE owner_id = $1 ORDER BY post_created_time DESC LIMIT 1 OFFSET ${timelineBound - 1}`, [ownerId]);
+	const edge = await tx.get<{ ts: number }>(
+		`SELECT post_created_time AS ts FROM timeline_entries WHERE owner_id = $1 ORDER BY post_created_time DESC LIMIT 1 OFFSET ${timelineBound - 1}`,
+		[ownerId],
+	);
 	if (!edge) return;
 	const cutoff = Number(edge.ts);
 	await tx.run("DELETE FROM timeline_entries WHERE owner_id = $1 AND post_created_time < $2", [ownerId, cutoff]);
-	await tx.run(`UPDATE timelines SET horizon = CASE WHEN horizon < $2 THEN $2 ELSE horizon END WHERE owner_id = $1`, [ownerId, cutoff]);
+	await tx.run(`UPDATE timelines SET horizon = CASE WHEN horizon < $2 THEN $2 ELSE horizon END WHERE owner_id = $1`, [
+		ownerId,
+		cutoff,
+	]);
 }

@@ -22,14 +22,35 @@ export const devicesMongoMigrations: MongoMigration[] = [
 		version: 1,
 		description: "devices: one per user and token (its hash), a user's in the order registered",
 		apply: async db => {
-			await db.collection("user_devices").createIndex({ user_id: 1, token_hash: 1 }, { name: "user_device_key", unique: true });
-			await db.collection("user_devices").createIndex({ user_id: 1, created_time: 1, _id: 1 }, { name: "user_devices_by_user" });
+			await db
+				.collection("user_devices")
+				.createIndex({ user_id: 1, token_hash: 1 }, { name: "user_device_key", unique: true });
+			await db
+				.collection("user_devices")
+				.createIndex({ user_id: 1, created_time: 1, _id: 1 }, { name: "user_devices_by_user" });
 		},
 	},
 ];
 
-const documentOf = (d: DeviceRow): DeviceDocument => definedFields({ _id: d.Id, user_id: d.UserId, device_token: d.DeviceToken, token_hash: hashOf(d.DeviceToken), platform: d.Platform, name: d.Name, created_time: d.CreatedTime });
-const toDevice = (d: DeviceDocument): DeviceRow => definedFields({ Id: d._id, UserId: d.user_id, DeviceToken: d.device_token, Platform: d.platform, Name: d.name, CreatedTime: d.created_time });
+const documentOf = (d: DeviceRow): DeviceDocument =>
+	definedFields({
+		_id: d.Id,
+		user_id: d.UserId,
+		device_token: d.DeviceToken,
+		token_hash: hashOf(d.DeviceToken),
+		platform: d.Platform,
+		name: d.Name,
+		created_time: d.CreatedTime,
+	});
+const toDevice = (d: DeviceDocument): DeviceRow =>
+	definedFields({
+		Id: d._id,
+		UserId: d.user_id,
+		DeviceToken: d.device_token,
+		Platform: d.platform,
+		Name: d.name,
+		CreatedTime: d.created_time,
+	});
 
 const withoutHash = { token_hash: 0 } as const;
 
@@ -45,7 +66,10 @@ export class MongoDevicesRepository implements RepositoryContract<DevicesReposit
 		const doc = documentOf(device);
 		for (;;) {
 			if (await this.insert(doc)) return toDevice(doc);
-			const existing = await this.devices.findOne({ user_id: doc.user_id, token_hash: doc.token_hash }, { projection: withoutHash });
+			const existing = await this.devices.findOne(
+				{ user_id: doc.user_id, token_hash: doc.token_hash },
+				{ projection: withoutHash },
+			);
 			// Gone between the two (unregistered at that moment): register it afresh.
 			if (existing) return toDevice(existing);
 		}
@@ -56,11 +80,15 @@ export class MongoDevicesRepository implements RepositoryContract<DevicesReposit
 	}
 
 	async ofUser(userId: string, page: Page): Promise<DeviceRow[]> {
-		return (await pageOfList(this.devices, page, { user_id: userId }, { time: "created_time" }, withoutHash)).map(toDevice);
+		return (await pageOfList(this.devices, page, { user_id: userId }, { time: "created_time" }, withoutHash)).map(
+			toDevice,
+		);
 	}
 
 	async unregister(userId: string, id: string): Promise<DeviceRow | undefined> {
-		const doc = await this.store.write(this.devices.findOneAndDelete({ _id: id, user_id: userId }, { projection: withoutHash }));
+		const doc = await this.store.write(
+			this.devices.findOneAndDelete({ _id: id, user_id: userId }, { projection: withoutHash }),
+		);
 		return doc ? toDevice(doc) : undefined;
 	}
 

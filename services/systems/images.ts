@@ -26,13 +26,20 @@ export interface Image {
 export function checkImage(contentType: string, data: string): Image {
 	const type = contentType === "image/jpg" ? "image/jpeg" : contentType;
 	const matches = signatures[type];
-	if (!matches) throw failures.field("ContentType", "InvalidValue", `Only ${Object.keys(signatures).join(", ")} are taken`);
+	if (!matches)
+		throw failures.field("ContentType", "InvalidValue", `Only ${Object.keys(signatures).join(", ")} are taken`);
 	const base64 = data.replace(/^data:[\w/+.-]+;base64,/, "").replace(/\s+/g, "");
-	if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 === 1) throw failures.field("Data", "InvalidValue", "Data is not base64");
+	if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 === 1)
+		throw failures.field("Data", "InvalidValue", "Data is not base64");
 	if ((base64.length * 3) / 4 > maxImageBytes + 3) throw failures.payloadTooLarge(maxImageBytes, "The image");
 	const bytes = Buffer.from(base64, "base64");
 	if (bytes.length === 0) throw failures.field("Data", "NotEmpty", "Data is empty");
 	if (bytes.length > maxImageBytes) throw failures.payloadTooLarge(maxImageBytes, "The image");
-	if (!matches(bytes)) throw failures.field("Data", "InvalidValue", `The bytes are not a ${type.slice("image/".length).toUpperCase()} image`);
+	if (!matches(bytes))
+		throw failures.field(
+			"Data",
+			"InvalidValue",
+			`The bytes are not a ${type.slice("image/".length).toUpperCase()} image`,
+		);
 	return { bytes, contentType: type, etag: createHash("sha256").update(bytes).digest("hex") };
 }

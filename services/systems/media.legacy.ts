@@ -2,7 +2,10 @@ import { LegacyImport, legacyText } from "../../shared/persistence/legacy";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { MediaRepository } from "./media.repository";
 
-/** The former NeDB collection of the media service (records only: the blob files stay where they are), written idempotently. */
+/**
+ * The former NeDB collection of the media service (records only: the blob files stay where they are), written
+ * idempotently.
+ */
 export const mediaLegacy: LegacyImport<RepositoryContract<MediaRepository>> = {
 	media: (repo, doc) =>
 		repo.importMedia({

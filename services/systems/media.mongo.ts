@@ -25,16 +25,45 @@ export const mediaMongoMigrations: MongoMigration[] = [
 		description: "avatars by their user, pictures by their owner, in the order made",
 		apply: async db => {
 			// The kind is in the key (rather than a partial index's filter), so that both lists seek it on any server.
-			await db.collection("media_records").createIndex({ user_id: 1, kind: 1, created_time: 1, _id: 1 }, { name: "media_avatars_by_user" });
-			await db.collection("media_records").createIndex({ owner_id: 1, kind: 1, created_time: 1, _id: 1 }, { name: "media_pictures_by_owner" });
+			await db
+				.collection("media_records")
+				.createIndex({ user_id: 1, kind: 1, created_time: 1, _id: 1 }, { name: "media_avatars_by_user" });
+			await db
+				.collection("media_records")
+				.createIndex({ owner_id: 1, kind: 1, created_time: 1, _id: 1 }, { name: "media_pictures_by_owner" });
 		},
 	},
 ];
 
-const documentOf = (m: MediaRow): MediaDocument => definedFields({ _id: m.Id, kind: m.Kind, user_id: m.UserId, owner_id: m.OwnerId, post_id: m.PostId, content_type: m.ContentType, size: m.Size, etag: m.ETag, created_time: m.CreatedTime });
-const toMedia = (d: MediaDocument): MediaRow => definedFields({ Id: d._id, Kind: d.kind, UserId: d.user_id, OwnerId: d.owner_id, PostId: d.post_id, ContentType: d.content_type, Size: d.size, ETag: d.etag, CreatedTime: d.created_time });
+const documentOf = (m: MediaRow): MediaDocument =>
+	definedFields({
+		_id: m.Id,
+		kind: m.Kind,
+		user_id: m.UserId,
+		owner_id: m.OwnerId,
+		post_id: m.PostId,
+		content_type: m.ContentType,
+		size: m.Size,
+		etag: m.ETag,
+		created_time: m.CreatedTime,
+	});
+const toMedia = (d: MediaDocument): MediaRow =>
+	definedFields({
+		Id: d._id,
+		Kind: d.kind,
+		UserId: d.user_id,
+		OwnerId: d.owner_id,
+		PostId: d.post_id,
+		ContentType: d.content_type,
+		Size: d.size,
+		ETag: d.etag,
+		CreatedTime: d.created_time,
+	});
 
-/** The records of avatars and pictures on MongoDB (their bytes are in the blob store): what `MediaRepository` does on SQL. */
+/**
+ * The records of avatars and pictures on MongoDB (their bytes are in the blob store): what `MediaRepository` does on
+ * SQL.
+ */
 export class MongoMediaRepository implements RepositoryContract<MediaRepository> {
 	private readonly media: Collection<MediaDocument>;
 
@@ -57,11 +86,17 @@ export class MongoMediaRepository implements RepositoryContract<MediaRepository>
 	}
 
 	async currentAvatar(userId: string): Promise<MediaRow | undefined> {
-		const [latest] = await this.media.find({ user_id: userId, kind: "Avatar" }).sort({ created_time: -1, _id: -1 }).limit(1).toArray();
+		const [latest] = await this.media
+			.find({ user_id: userId, kind: "Avatar" })
+			.sort({ created_time: -1, _id: -1 })
+			.limit(1)
+			.toArray();
 		return latest ? toMedia(latest) : undefined;
 	}
 
 	async picturesOf(ownerId: string, page: Page): Promise<MediaRow[]> {
-		return (await pageOfList(this.media, page, { owner_id: ownerId, kind: "Picture" }, { time: "created_time" })).map(toMedia);
+		return (await pageOfList(this.media, page, { owner_id: ownerId, kind: "Picture" }, { time: "created_time" })).map(
+			toMedia,
+		);
 	}
 }

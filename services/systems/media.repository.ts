@@ -4,7 +4,10 @@ import { present } from "../../shared/persistence/sql/rows";
 
 export type MediaKind = "Avatar" | "Picture";
 
-/** An avatar (UserId) or a picture (OwnerId, PostId when it belongs to a post); its bytes are in the blob store under its Id. */
+/**
+ * An avatar (UserId) or a picture (OwnerId, PostId when it belongs to a post); its bytes are in the blob store under
+ * its Id.
+ */
 export interface MediaRow {
 	Id: string;
 	Kind: MediaKind;
@@ -17,10 +20,22 @@ export interface MediaRow {
 	CreatedTime: number;
 }
 
-const mediaColumns = 'id AS "Id", kind AS "Kind", user_id AS "UserId", owner_id AS "OwnerId", post_id AS "PostId", content_type AS "ContentType", size AS "Size", etag AS "ETag", created_time AS "CreatedTime"';
-const insertMedia = "INSERT INTO media_records (id, kind, user_id, owner_id, post_id, content_type, size, etag, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+const mediaColumns =
+	'id AS "Id", kind AS "Kind", user_id AS "UserId", owner_id AS "OwnerId", post_id AS "PostId", content_type AS "ContentType", size AS "Size", etag AS "ETag", created_time AS "CreatedTime"';
+const insertMedia =
+	"INSERT INTO media_records (id, kind, user_id, owner_id, post_id, content_type, size, etag, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
-const values = (m: MediaRow): SqlValue[] => [m.Id, m.Kind, m.UserId, m.OwnerId, m.PostId, m.ContentType, m.Size, m.ETag, m.CreatedTime];
+const values = (m: MediaRow): SqlValue[] => [
+	m.Id,
+	m.Kind,
+	m.UserId,
+	m.OwnerId,
+	m.PostId,
+	m.ContentType,
+	m.Size,
+	m.ETag,
+	m.CreatedTime,
+];
 
 /** The records of avatars and pictures. */
 export class MediaRepository {
@@ -43,13 +58,23 @@ export class MediaRepository {
 
 	/** A user's latest avatar. */
 	async currentAvatar(userId: string): Promise<MediaRow | undefined> {
-		const row = await this.db.get<MediaRow>(`SELECT ${mediaColumns} FROM media_records WHERE user_id = $1 AND kind = 'Avatar' ORDER BY created_time DESC, id DESC LIMIT 1`, [userId]);
+		const row = await this.db.get<MediaRow>(
+			`SELECT ${mediaColumns} FROM media_records WHERE user_id = $1 AND kind = 'Avatar' ORDER BY created_time DESC, id DESC LIMIT 1`,
+			[userId],
+		);
 		return row && present(row);
 	}
 
 	/** A page of the pictures an owner uploaded, oldest first; the cursor is a picture's Id. */
 	async picturesOf(ownerId: string, page: Page): Promise<MediaRow[]> {
-		const list = { table: "media_records", columns: mediaColumns, owner: "owner_id", where: "kind = 'Picture'", time: "created_time", tiebreak: "id" };
+		const list = {
+			table: "media_records",
+			columns: mediaColumns,
+			owner: "owner_id",
+			where: "kind = 'Picture'",
+			time: "created_time",
+			tiebreak: "id",
+		};
 		return (await pageOf<MediaRow>(this.db, list, ownerId, page)).map(present);
 	}
 }

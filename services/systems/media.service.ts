@@ -18,7 +18,12 @@ interface MediaVars {
 }
 
 interface MediaMethods {
-	store(kind: MediaKind, fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">, contentType: string, data: string): Promise<MediaRecord>;
+	store(
+		kind: MediaKind,
+		fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">,
+		contentType: string,
+		data: string,
+	): Promise<MediaRecord>;
 	media(id: string, kind?: MediaKind): Promise<MediaRow>;
 	content(media: MediaRow): Promise<Record<string, unknown>>;
 }
@@ -28,7 +33,10 @@ type MediaRecord = MediaRow & { Url: string };
 /** The record of an avatar or picture; its bytes are at its Url. */
 const recordOf = (media: MediaRow): MediaRecord => ({ ...media, Url: `/media/${media.Id}` });
 
-const { implement, define } = typedService<MediaMethods, WithRepository<RepositoryContract<MediaRepository>> & MediaVars>();
+const { implement, define } = typedService<
+	MediaMethods,
+	WithRepository<RepositoryContract<MediaRepository>> & MediaVars
+>();
 
 /**
  * Avatars and pictures: images checked against their declared type, bytes kept in the blob store
@@ -77,7 +85,12 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 			...implement(systemsOperations.CreatePicture, async function (ctx) {
 				// A picture for a post is the post author's to add: the posts service says whether the caller is.
 				if (ctx.params.PostId) await ctx.call("posts.checkAuthor", { postId: ctx.params.PostId });
-				return this.store("Picture", { OwnerId: ctx.params.OwnerId, PostId: ctx.params.PostId }, ctx.params.ContentType, ctx.params.Data);
+				return this.store(
+					"Picture",
+					{ OwnerId: ctx.params.OwnerId, PostId: ctx.params.PostId },
+					ctx.params.ContentType,
+					ctx.params.Data,
+				);
 			}),
 
 			...implement(systemsOperations.FindPicture, async function (ctx) {
@@ -90,7 +103,9 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				// Pictures of posts the caller cannot see are left out, as those posts are.
 				const pictures = await this.repo.picturesOf(ctx.params.OwnerId, ctx.params);
 				const postIds = [...new Set(pictures.flatMap(p => (p.PostId ? [p.PostId] : [])))];
-				const visible = new Set(postIds.length ? await readCall<string[], { postIds: string[] }>(ctx, "posts.visibleAmong", { postIds }) : []);
+				const visible = new Set(
+					postIds.length ? await readCall<string[], { postIds: string[] }>(ctx, "posts.visibleAmong", { postIds }) : [],
+				);
 				return pictures.filter(p => !p.PostId || visible.has(p.PostId)).map(recordOf);
 			}),
 
@@ -103,9 +118,22 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 
 		methods: {
 			/** Checks the image, then keeps the bytes before the record: a record never points at nothing. */
-			async store(kind: MediaKind, fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">, contentType: string, data: string) {
+			async store(
+				kind: MediaKind,
+				fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">,
+				contentType: string,
+				data: string,
+			) {
 				const image = checkImage(contentType, data);
-				const media: MediaRow = { Id: newGuid(), Kind: kind, ...fields, ContentType: image.contentType, Size: image.bytes.length, ETag: image.etag, CreatedTime: Date.now() };
+				const media: MediaRow = {
+					Id: newGuid(),
+					Kind: kind,
+					...fields,
+					ContentType: image.contentType,
+					Size: image.bytes.length,
+					ETag: image.etag,
+					CreatedTime: Date.now(),
+				};
 				await this.blobs.put(media.Id, image.bytes);
 				try {
 					return recordOf(await this.repo.create(media));
@@ -124,7 +152,13 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 			async content(media: MediaRow) {
 				const bytes = await this.blobs.get(media.Id);
 				if (!bytes) throw failures.notFound(`The bytes of ${media.Id}`);
-				return { Id: media.Id, ContentType: media.ContentType, Size: bytes.length, ETag: media.ETag, Data: bytes.toString("base64") };
+				return {
+					Id: media.Id,
+					ContentType: media.ContentType,
+					Size: bytes.length,
+					ETag: media.ETag,
+					Data: bytes.toString("base64"),
+				};
 			},
 		},
 	});

@@ -20,7 +20,11 @@ export interface Registration {
 type Membership = { venueId?: string; networkId?: string; userId: string };
 
 const convertedAlready = () => failures.alreadyExists("ReservationId", "The reservation has been converted already");
-const beingConverted = () => failures.alreadyExists("ReservationId", "The reservation is being converted; try again in a minute if that conversion does not complete");
+const beingConverted = () =>
+	failures.alreadyExists(
+		"ReservationId",
+		"The reservation is being converted; try again in a minute if that conversion does not complete",
+	);
 const expired = () => failures.field("ReservationId", "InvalidValue", "The reservation has expired");
 
 /** A failure that certainly changed nothing where it happened: a refusal (4xx) rather than a timeout or a lost node. */
@@ -94,26 +98,41 @@ export class ReservationConversion {
 				if (claim.staleUserId) await this.undo(ctx, reservation, claim.staleUserId);
 				if (await this.repo.release(id, attempt)) reopened += 1;
 			} catch (err) {
-				this.logger.warn(`Undoing the cut-off conversion of reservation ${id} failed; the next sweep tries again:`, err);
+				this.logger.warn(
+					`Undoing the cut-off conversion of reservation ${id} failed; the next sweep tries again:`,
+					err,
+				);
 			}
 		}
 		return reopened;
 	}
 
 	/** The account (with the Id recorded for it), its memberships, its session. */
-	private async convert(ctx: Context<ConvertInput, SessionMeta>, reservation: StoredReservation, attempt: string, accountId: string): Promise<Registration> {
+	private async convert(
+		ctx: Context<ConvertInput, SessionMeta>,
+		reservation: StoredReservation,
+		attempt: string,
+		accountId: string,
+	): Promise<Registration> {
 		const { VenueId: venueId, NetworkId: networkId } = reservation;
-		const account = await ctx.call<{ UserId: string; UserName: string; user: Caller }, Record<string, unknown>>("users.createAccount", {
-			Id: accountId,
-			UserName: ctx.params.UserName,
-			Password: ctx.params.Password,
-			Email: reservation.Email,
-			FirstName: reservation.FirstName,
-			LastName: reservation.LastName,
-			DefaultVenueId: venueId,
-		});
+		const account = await ctx.call<{ UserId: string; UserName: string; user: Caller }, Record<string, unknown>>(
+			"users.createAccount",
+			{
+				Id: accountId,
+				UserName: ctx.params.UserName,
+				Password: ctx.params.Password,
+				Email: reservation.Email,
+				FirstName: reservation.FirstName,
+				LastName: reservation.LastName,
+				DefaultVenueId: venueId,
+			},
+		);
 		// Should users choose the Id itself, the claim names the account it made instead.
-		if (account.UserId !== accountId && !(await this.repo.recordAccount(reservation.Id, attempt, account.UserId, Date.now()))) throw beingConverted();
+		if (
+			account.UserId !== accountId &&
+			!(await this.repo.recordAccount(reservation.Id, attempt, account.UserId, Date.now()))
+		)
+			throw beingConverted();
 		const userId = account.UserId;
 		const step = async () => {
 			if (!(await this.repo.renew(reservation.Id, attempt, Date.now()))) throw beingConverted();
@@ -127,7 +146,10 @@ export class ReservationConversion {
 			await ctx.call<boolean, Membership>("graph.joinNetwork", { networkId, userId });
 		}
 		await step();
-		const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: account.user, persistent: false });
+		const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", {
+			user: account.user,
+			persistent: false,
+		});
 		return { UserId: userId, SessionId: session.SessionId, UserName: account.UserName };
 	}
 
@@ -143,12 +165,21 @@ export class ReservationConversion {
 	 * (a step that timed out may still complete after the undo); otherwise the claim stays pending
 	 * for a retry to take over once the lease has run out.
 	 */
-	private async abandon(ctx: Context, reservation: StoredReservation, attempt: string, accountId: string | undefined, refused: boolean): Promise<void> {
+	private async abandon(
+		ctx: Context,
+		reservation: StoredReservation,
+		attempt: string,
+		accountId: string | undefined,
+		refused: boolean,
+	): Promise<void> {
 		try {
 			if (accountId) await this.undo(ctx, reservation, accountId);
 			if (refused) await this.repo.release(reservation.Id, attempt);
 		} catch (err) {
-			this.logger.error(`Undoing a failed conversion of reservation ${reservation.Id} failed; a retry after the lease repairs it:`, err);
+			this.logger.error(
+				`Undoing a failed conversion of reservation ${reservation.Id} failed; a retry after the lease repairs it:`,
+				err,
+			);
 		}
 	}
 }

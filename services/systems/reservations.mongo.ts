@@ -2,7 +2,13 @@ import { Collection, Filter } from "mongodb";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
-import { Claim, ConversionState, ReservationRow, ReservationsRepository, StoredReservation } from "./reservations.repository";
+import {
+	Claim,
+	ConversionState,
+	ReservationRow,
+	ReservationsRepository,
+	StoredReservation,
+} from "./reservations.repository";
 import { definedFields } from "../../shared/persistence/mongo/documents";
 
 /** A reservation with the state of its conversion, in the SQL table's columns. */
@@ -28,12 +34,18 @@ export const reservationsMongoMigrations: MongoMigration[] = [
 		version: 1,
 		description: "reservations whose conversion is pending, by the time it was last heard of",
 		apply: async db => {
-			await db.collection("user_reservations").createIndex({ conversion_state: 1, claimed_time: 1 }, { name: "user_reservations_by_claim" });
+			await db
+				.collection("user_reservations")
+				.createIndex({ conversion_state: 1, claimed_time: 1 }, { name: "user_reservations_by_claim" });
 		},
 	},
 ];
 
-const documentOf = (r: ReservationRow, state: ConversionState, convertedTime: number | undefined): ReservationDocument =>
+const documentOf = (
+	r: ReservationRow,
+	state: ConversionState,
+	convertedTime: number | undefined,
+): ReservationDocument =>
 	definedFields({
 		_id: r.Id,
 		email: r.Email,
@@ -60,11 +72,21 @@ const toStored = (d: ReservationDocument): StoredReservation => ({
 		ExpirationDate: d.expiration_date,
 		CreatedTime: d.created_time,
 	}),
-	conversion: definedFields({ State: d.conversion_state, AttemptId: d.conversion_id, UserId: d.conversion_user_id, ClaimedTime: d.claimed_time, ConvertedTime: d.converted_time }),
+	conversion: definedFields({
+		State: d.conversion_state,
+		AttemptId: d.conversion_id,
+		UserId: d.conversion_user_id,
+		ClaimedTime: d.claimed_time,
+		ConvertedTime: d.converted_time,
+	}),
 });
 
 /** Only the attempt that holds the claim changes it. */
-const heldBy = (id: string, attemptId: string): Filter<ReservationDocument> => ({ _id: id, conversion_id: attemptId, conversion_state: "pending" });
+const heldBy = (id: string, attemptId: string): Filter<ReservationDocument> => ({
+	_id: id,
+	conversion_id: attemptId,
+	conversion_state: "pending",
+});
 
 /**
  * Invitations and their conversion claim on MongoDB: what `ReservationsRepository` does on SQL. The
@@ -83,7 +105,10 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	}
 
 	async importReservation(reservation: ReservationRow, convertedTime: number | undefined): Promise<void> {
-		await this.store.insertOnce(this.reservations, documentOf(reservation, convertedTime === undefined ? "open" : "done", convertedTime));
+		await this.store.insertOnce(
+			this.reservations,
+			documentOf(reservation, convertedTime === undefined ? "open" : "done", convertedTime),
+		);
 	}
 
 	async find(id: string): Promise<StoredReservation | undefined> {
@@ -91,11 +116,17 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 		return doc ? toStored(doc) : undefined;
 	}
 
-	/** One conditional update takes the claim: of attempts at once, the first matches and the others find it pending and fresh. */
+	/**
+	 * One conditional update takes the claim: of attempts at once, the first matches and the others find it pending and
+	 * fresh.
+	 */
 	async claim(id: string, attemptId: string, now: number, staleBefore: number): Promise<Claim | undefined> {
 		const before = await this.store.write(
 			this.reservations.findOneAndUpdate(
-				{ _id: id, $or: [{ conversion_state: "open" }, { conversion_state: "pending", claimed_time: { $lte: staleBefore } }] },
+				{
+					_id: id,
+					$or: [{ conversion_state: "open" }, { conversion_state: "pending", claimed_time: { $lte: staleBefore } }],
+				},
 				{ $set: { conversion_state: "pending", conversion_id: attemptId, claimed_time: now } },
 				{ projection: { conversion_user_id: 1 } },
 			),
@@ -104,15 +135,34 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	}
 
 	async recordAccount(id: string, attemptId: string, userId: string, now: number): Promise<boolean> {
-		return (await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), { $set: { conversion_user_id: userId, claimed_time: now } }))).matchedCount > 0;
+		return (
+			(
+				await this.store.write(
+					this.reservations.updateOne(heldBy(id, attemptId), {
+						$set: { conversion_user_id: userId, claimed_time: now },
+					}),
+				)
+			).matchedCount > 0
+		);
 	}
 
 	async renew(id: string, attemptId: string, now: number): Promise<boolean> {
-		return (await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), { $set: { claimed_time: now } }))).matchedCount > 0;
+		return (
+			(await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), { $set: { claimed_time: now } })))
+				.matchedCount > 0
+		);
 	}
 
 	async finish(id: string, attemptId: string, now: number): Promise<boolean> {
-		return (await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), { $set: { conversion_state: "done", converted_time: now } }))).matchedCount > 0;
+		return (
+			(
+				await this.store.write(
+					this.reservations.updateOne(heldBy(id, attemptId), {
+						$set: { conversion_state: "done", converted_time: now },
+					}),
+				)
+			).matchedCount > 0
+		);
 	}
 
 	async cutOff(staleBefore: number, limit = 100): Promise<string[]> {
@@ -124,7 +174,10 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	}
 
 	async release(id: string, attemptId: string): Promise<boolean> {
-		const reopen = { $set: { conversion_state: "open" as const }, $unset: { conversion_id: "" as const, conversion_user_id: "" as const, claimed_time: "" as const } };
+		const reopen = {
+			$set: { conversion_state: "open" as const },
+			$unset: { conversion_id: "" as const, conversion_user_id: "" as const, claimed_time: "" as const },
+		};
 		return (await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), reopen))).matchedCount > 0;
 	}
 }

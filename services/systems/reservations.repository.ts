@@ -33,13 +33,24 @@ export interface Claim {
 
 const reservationColumns =
 	'id AS "Id", email AS "Email", first_name AS "FirstName", last_name AS "LastName", venue_id AS "VenueId", network_id AS "NetworkId", invited_by AS "InvitedBy", expiration_date AS "ExpirationDate", created_time AS "CreatedTime"';
-const conversionColumns = 'conversion_state AS "State", conversion_id AS "AttemptId", conversion_user_id AS "UserId", claimed_time AS "ClaimedTime", converted_time AS "ConvertedTime"';
+const conversionColumns =
+	'conversion_state AS "State", conversion_id AS "AttemptId", conversion_user_id AS "UserId", claimed_time AS "ClaimedTime", converted_time AS "ConvertedTime"';
 const insertReservation =
 	"INSERT INTO user_reservations (id, email, first_name, last_name, venue_id, network_id, invited_by, expiration_date, created_time, conversion_state, converted_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 /** Only the attempt that holds the claim changes it. */
 const heldBy = "id = $1 AND conversion_id = $2 AND conversion_state = 'pending'";
 
-const values = (r: ReservationRow): SqlValue[] => [r.Id, r.Email, r.FirstName, r.LastName, r.VenueId, r.NetworkId, r.InvitedBy, r.ExpirationDate, r.CreatedTime];
+const values = (r: ReservationRow): SqlValue[] => [
+	r.Id,
+	r.Email,
+	r.FirstName,
+	r.LastName,
+	r.VenueId,
+	r.NetworkId,
+	r.InvitedBy,
+	r.ExpirationDate,
+	r.CreatedTime,
+];
 
 /** Invitations, and the claim that makes their conversion happen once. */
 export class ReservationsRepository {
@@ -52,11 +63,18 @@ export class ReservationsRepository {
 
 	/** A reservation as the former store held it (converted or not); nothing when it is there already. */
 	async importReservation(reservation: ReservationRow, convertedTime: number | undefined): Promise<void> {
-		await this.db.run(`${insertReservation} ON CONFLICT (id) DO NOTHING`, [...values(reservation), convertedTime === undefined ? "open" : "done", convertedTime]);
+		await this.db.run(`${insertReservation} ON CONFLICT (id) DO NOTHING`, [
+			...values(reservation),
+			convertedTime === undefined ? "open" : "done",
+			convertedTime,
+		]);
 	}
 
 	async find(id: string): Promise<StoredReservation | undefined> {
-		const row = await this.db.get<ReservationRow & Conversion>(`SELECT ${reservationColumns}, ${conversionColumns} FROM user_reservations WHERE id = $1`, [id]);
+		const row = await this.db.get<ReservationRow & Conversion>(
+			`SELECT ${reservationColumns}, ${conversionColumns} FROM user_reservations WHERE id = $1`,
+			[id],
+		);
 		if (!row) return undefined;
 		const { State, AttemptId, UserId, ClaimedTime, ConvertedTime, ...reservation } = present(row);
 		return { ...reservation, conversion: present({ State, AttemptId, UserId, ClaimedTime, ConvertedTime }) };
@@ -82,27 +100,49 @@ export class ReservationsRepository {
 	 * renews the claim; false when the claim is no longer the attempt's.
 	 */
 	async recordAccount(id: string, attemptId: string, userId: string, now: number): Promise<boolean> {
-		return (await this.db.run(`UPDATE user_reservations SET conversion_user_id = $3, claimed_time = $4 WHERE ${heldBy}`, [id, attemptId, userId, now])) > 0;
+		return (
+			(await this.db.run(`UPDATE user_reservations SET conversion_user_id = $3, claimed_time = $4 WHERE ${heldBy}`, [
+				id,
+				attemptId,
+				userId,
+				now,
+			])) > 0
+		);
 	}
 
 	/** Says the attempt is alive, before each step; false when the claim is no longer its. */
 	async renew(id: string, attemptId: string, now: number): Promise<boolean> {
-		return (await this.db.run(`UPDATE user_reservations SET claimed_time = $3 WHERE ${heldBy}`, [id, attemptId, now])) > 0;
+		return (
+			(await this.db.run(`UPDATE user_reservations SET claimed_time = $3 WHERE ${heldBy}`, [id, attemptId, now])) > 0
+		);
 	}
 
 	/** The conversion's last write: done, with the account made; false when the claim is no longer the attempt's. */
 	async finish(id: string, attemptId: string, now: number): Promise<boolean> {
-		return (await this.db.run(`UPDATE user_reservations SET conversion_state = 'done', converted_time = $3 WHERE ${heldBy}`, [id, attemptId, now])) > 0;
+		return (
+			(await this.db.run(
+				`UPDATE user_reservations SET conversion_state = 'done', converted_time = $3 WHERE ${heldBy}`,
+				[id, attemptId, now],
+			)) > 0
+		);
 	}
 
 	/** Reservations whose conversion was claimed and not heard of since `staleBefore`: cut off (at most `limit`). */
 	async cutOff(staleBefore: number, limit = 100): Promise<string[]> {
-		const rows = await this.db.all<{ id: string }>(`SELECT id FROM user_reservations WHERE conversion_state = 'pending' AND claimed_time <= $1 LIMIT ${limit}`, [staleBefore]);
+		const rows = await this.db.all<{ id: string }>(
+			`SELECT id FROM user_reservations WHERE conversion_state = 'pending' AND claimed_time <= $1 LIMIT ${limit}`,
+			[staleBefore],
+		);
 		return rows.map(row => row.id);
 	}
 
 	/** Opens the reservation again once the attempt's steps are undone. */
 	async release(id: string, attemptId: string): Promise<boolean> {
-		return (await this.db.run(`UPDATE user_reservations SET conversion_state = 'open', conversion_id = NULL, conversion_user_id = NULL, claimed_time = NULL WHERE ${heldBy}`, [id, attemptId])) > 0;
+		return (
+			(await this.db.run(
+				`UPDATE user_reservations SET conversion_state = 'open', conversion_id = NULL, conversion_user_id = NULL, claimed_time = NULL WHERE ${heldBy}`,
+				[id, attemptId],
+			)) > 0
+		);
 	}
 }

@@ -30,7 +30,10 @@ interface ReservationsMethods {
  */
 const conversionLeaseMs = (config: PlazaConfig) => 2 * config.cluster.requestTimeoutMs;
 
-const { implement, define } = typedService<ReservationsMethods, WithRepository<RepositoryContract<ReservationsRepository>> & ReservationsVars>();
+const { implement, define } = typedService<
+	ReservationsMethods,
+	WithRepository<RepositoryContract<ReservationsRepository>> & ReservationsVars
+>();
 
 /** Invitations (UserReservations) and their conversion into accounts. */
 export function reservationsService(config: PlazaConfig): ServiceSchema {
@@ -52,7 +55,10 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 
 		// Conversions cut off by a crash are made absent at start and then every lease, retried or not.
 		started() {
-			const sweep = () => void this.reopenCutOff().catch((err: unknown) => this.logger.warn("Reopening cut-off conversions failed:", err));
+			const sweep = () =>
+				void this.reopenCutOff().catch((err: unknown) =>
+					this.logger.warn("Reopening cut-off conversions failed:", err),
+				);
 			sweep();
 			this.sweeper = setInterval(sweep, conversionLeaseMs(config)).unref();
 		},
@@ -67,13 +73,20 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 				if (ctx.params.VenueId) await this.checkOwner(ctx, "venues.byIds", ctx.params.VenueId, "Venue");
 				if (ctx.params.NetworkId) await this.checkOwner(ctx, "graph.networksByIds", ctx.params.NetworkId, "Network");
 				const now = Date.now();
-				return this.repo.create({ Id: newGuid(), ...ctx.params, InvitedBy: callerOf(ctx)?.userId, ExpirationDate: now + config.reservationTtlSeconds * 1000, CreatedTime: now });
+				return this.repo.create({
+					Id: newGuid(),
+					...ctx.params,
+					InvitedBy: callerOf(ctx)?.userId,
+					ExpirationDate: now + config.reservationTtlSeconds * 1000,
+					CreatedTime: now,
+				});
 			}),
 
 			...implement(systemsOperations.FindUserReservation, async function (ctx) {
 				const found = await this.repo.find(ctx.params.Id);
 				const caller = callerOf(ctx);
-				if (!found || (!isAdmin(caller) && found.InvitedBy !== caller?.userId)) throw failures.notFound(`Reservation ${ctx.params.Id}`);
+				if (!found || (!isAdmin(caller) && found.InvitedBy !== caller?.userId))
+					throw failures.notFound(`Reservation ${ctx.params.Id}`);
 				const { conversion: _conversion, ...reservation } = found;
 				// The address is the invitee's, not the inviter's: only admins read it back.
 				return isAdmin(caller) ? reservation : withoutEmail(reservation);
@@ -85,7 +98,10 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 		},
 
 		methods: {
-			/** The sweep, as a call of this service (the users, venues and graph actions it undoes with take only their known callers). */
+			/**
+			 * The sweep, as a call of this service (the users, venues and graph actions it undoes with take only their known
+			 * callers).
+			 */
 			async reopenCutOff() {
 				const ctx = Context.create(this.broker);
 				ctx.service = this;
@@ -97,7 +113,8 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 				const [found] = await readCall<Array<{ OwnerId?: string }>, { ids: string[] }>(ctx, action, { ids: [id] });
 				if (!found) throw failures.notFound(`${what} ${id}`);
 				const caller = callerOf(ctx);
-				if (!isAdmin(caller) && found.OwnerId !== caller?.userId) throw failures.forbidden(`Only the ${what.toLowerCase()}'s owner invites into it`);
+				if (!isAdmin(caller) && found.OwnerId !== caller?.userId)
+					throw failures.forbidden(`Only the ${what.toLowerCase()}'s owner invites into it`);
 			},
 		},
 	});

@@ -6,7 +6,14 @@ const optionalNumber = (value: unknown) => (value === undefined || value === nul
 
 /** The former NeDB collections of the systems service, written through the repository (idempotent). */
 export const systemsLegacy: LegacyImport<RepositoryContract<SystemsRepository>> = {
-	systems: (repo, doc) => repo.importSystem({ Id: Number(doc.SystemId ?? doc._id), Name: String(doc.Name), Description: legacyText(doc.Description), Url: legacyText(doc.Url), CreatedTime: Number(doc.CreatedTime) }),
+	systems: (repo, doc) =>
+		repo.importSystem({
+			Id: Number(doc.SystemId ?? doc._id),
+			Name: String(doc.Name),
+			Description: legacyText(doc.Description),
+			Url: legacyText(doc.Url),
+			CreatedTime: Number(doc.CreatedTime),
+		}),
 	counters: async (repo, doc: LegacyDoc) => {
 		if (doc._id === "systems") await repo.importCounter(Number(doc.Value));
 	},
@@ -22,5 +29,12 @@ export const systemsLegacy: LegacyImport<RepositoryContract<SystemsRepository>> 
 			CreatedBy: legacyText(doc.CreatedBy),
 			CreatedTime: Number(doc.CreatedTime),
 		}),
-	serviceMaps: (repo, doc) => repo.importMap({ Id: doc._id, SystemId: Number(doc.SystemId), ReferenceId: String(doc.ReferenceId), WorkItemId: String(doc.WorkItemId), CreatedTime: Number(doc.CreatedTime) }),
+	serviceMaps: (repo, doc) =>
+		repo.importMap({
+			Id: doc._id,
+			SystemId: Number(doc.SystemId),
+			ReferenceId: String(doc.ReferenceId),
+			WorkItemId: String(doc.WorkItemId),
+			CreatedTime: Number(doc.CreatedTime),
+		}),
 };

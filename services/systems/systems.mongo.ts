@@ -7,7 +7,14 @@ import { duplicateIndexOf, isDuplicateKey, upsertOnce } from "../../shared/persi
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { definedFields } from "../../shared/persistence/mongo/documents";
-import { ServiceMapFilter, ServiceMapRow, SystemRow, SystemsPage, SystemsRepository, WorkItemRow } from "./systems.repository";
+import {
+	ServiceMapFilter,
+	ServiceMapRow,
+	SystemRow,
+	SystemsPage,
+	SystemsRepository,
+	WorkItemRow,
+} from "./systems.repository";
 
 /** The counter of system ids: one document, `_id` "systems". */
 interface CounterDocument {
@@ -51,16 +58,24 @@ export const systemsMongoMigrations: MongoMigration[] = [
 		version: 1,
 		description: "service maps: one per system and reference; in order, by system, by reference",
 		apply: async db => {
-			await db.collection("service_maps").createIndex({ system_id: 1, reference_id: 1 }, { name: mapKey, unique: true });
+			await db
+				.collection("service_maps")
+				.createIndex({ system_id: 1, reference_id: 1 }, { name: mapKey, unique: true });
 			await db.collection("service_maps").createIndex({ created_time: 1, _id: 1 }, { name: "service_maps_in_order" });
-			await db.collection("service_maps").createIndex({ system_id: 1, created_time: 1, _id: 1 }, { name: "service_maps_by_system" });
-			await db.collection("service_maps").createIndex({ reference_id: 1, created_time: 1, _id: 1 }, { name: "service_maps_by_reference" });
+			await db
+				.collection("service_maps")
+				.createIndex({ system_id: 1, created_time: 1, _id: 1 }, { name: "service_maps_by_system" });
+			await db
+				.collection("service_maps")
+				.createIndex({ reference_id: 1, created_time: 1, _id: 1 }, { name: "service_maps_by_reference" });
 		},
 	},
 ];
 
-const systemDocumentOf = (s: SystemRow): SystemDocument => definedFields({ _id: s.Id, name: s.Name, description: s.Description, url: s.Url, created_time: s.CreatedTime });
-const toSystem = (d: SystemDocument): SystemRow => definedFields({ Id: d._id, Name: d.name, Description: d.description, Url: d.url, CreatedTime: d.created_time });
+const systemDocumentOf = (s: SystemRow): SystemDocument =>
+	definedFields({ _id: s.Id, name: s.Name, description: s.Description, url: s.Url, created_time: s.CreatedTime });
+const toSystem = (d: SystemDocument): SystemRow =>
+	definedFields({ Id: d._id, Name: d.name, Description: d.description, Url: d.url, CreatedTime: d.created_time });
 
 const workItemDocumentOf = (w: WorkItemRow): WorkItemDocument =>
 	definedFields({
@@ -92,12 +107,26 @@ const toWorkItem = (d: WorkItemDocument): WorkItemRow =>
  * keep a map without them (one per system under the unique index), so it is refused before any write.
  */
 function mapDocumentOf(m: ServiceMapRow): MapDocument {
-	if (typeof m.SystemId !== "number" || typeof m.ReferenceId !== "string") throw new Error("A service map names its system and its reference");
-	return { _id: m.Id, system_id: m.SystemId, reference_id: m.ReferenceId, work_item_id: m.WorkItemId, created_time: m.CreatedTime };
+	if (typeof m.SystemId !== "number" || typeof m.ReferenceId !== "string")
+		throw new Error("A service map names its system and its reference");
+	return {
+		_id: m.Id,
+		system_id: m.SystemId,
+		reference_id: m.ReferenceId,
+		work_item_id: m.WorkItemId,
+		created_time: m.CreatedTime,
+	};
 }
-const toMap = (d: MapDocument): ServiceMapRow => ({ Id: d._id, SystemId: d.system_id, ReferenceId: d.reference_id, WorkItemId: d.work_item_id, CreatedTime: d.created_time });
+const toMap = (d: MapDocument): ServiceMapRow => ({
+	Id: d._id,
+	SystemId: d.system_id,
+	ReferenceId: d.reference_id,
+	WorkItemId: d.work_item_id,
+	CreatedTime: d.created_time,
+});
 
-const mappedAlready = (map: ServiceMapRow) => failures.alreadyExists("ReferenceId", `Reference ${map.ReferenceId} of system ${map.SystemId} is mapped already`);
+const mappedAlready = (map: ServiceMapRow) =>
+	failures.alreadyExists("ReferenceId", `Reference ${map.ReferenceId} of system ${map.SystemId} is mapped already`);
 
 /** Outside systems, work items and their maps on MongoDB: what `SystemsRepository` does on SQL. */
 export class MongoSystemsRepository implements RepositoryContract<SystemsRepository> {
@@ -126,7 +155,10 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 		}
 	}
 
-	/** The counter first, then the system: a crash between leaves the counter ahead, which is harmless, and the import runs again. */
+	/**
+	 * The counter first, then the system: a crash between leaves the counter ahead, which is harmless, and the import
+	 * runs again.
+	 */
 	async importSystem(system: SystemRow): Promise<void> {
 		await this.counterAtLeast(system.Id);
 		await this.store.insertOnce(this.systemDocs, systemDocumentOf(system));
@@ -143,9 +175,12 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 
 	async systems(page: SystemsPage): Promise<SystemRow[]> {
 		if (page.Limit === 0) return [];
-		if (page.AfterId !== undefined && !(await this.findSystem(page.AfterId))) throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
+		if (page.AfterId !== undefined && !(await this.findSystem(page.AfterId)))
+			throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
 		const after = page.AfterId !== undefined ? { _id: { $gt: page.AfterId } } : {};
-		return (await this.systemDocs.find(after).sort({ _id: 1 }).skip(page.Offset).limit(page.Limit).toArray()).map(toSystem);
+		return (await this.systemDocs.find(after).sort({ _id: 1 }).skip(page.Offset).limit(page.Limit).toArray()).map(
+			toSystem,
+		);
 	}
 
 	/**
@@ -211,12 +246,22 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 	 * first ids at once: one upsert meets the other's `_id`, and is taken again.
 	 */
 	private async nextId(): Promise<number> {
-		const taken = await upsertOnce(() => this.store.write(this.counter.findOneAndUpdate({ _id: "systems" }, { $inc: { value: 1 } }, { upsert: true, returnDocument: "before" })));
+		const taken = await upsertOnce(() =>
+			this.store.write(
+				this.counter.findOneAndUpdate(
+					{ _id: "systems" },
+					{ $inc: { value: 1 } },
+					{ upsert: true, returnDocument: "before" },
+				),
+			),
+		);
 		return Number(taken?.value ?? 0) + 1;
 	}
 
 	/** `$max`: the counter only moves up, whatever imports run at once. */
 	private async counterAtLeast(value: number): Promise<void> {
-		await upsertOnce(() => this.store.write(this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true })));
+		await upsertOnce(() =>
+			this.store.write(this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true })),
+		);
 	}
 }

@@ -39,16 +39,29 @@ export interface ServiceMapFilter {
 	ReferenceId?: string;
 }
 
-const systemColumns = 'id AS "Id", name AS "Name", description AS "Description", url AS "Url", created_time AS "CreatedTime"';
+const systemColumns =
+	'id AS "Id", name AS "Name", description AS "Description", url AS "Url", created_time AS "CreatedTime"';
 const workItemColumns =
 	'id AS "Id", short_description AS "ShortDescription", long_description AS "LongDescription", reference_id AS "ReferenceId", system_id AS "SystemId", url AS "Url", default_venue_id AS "DefaultVenueId", created_by AS "CreatedBy", created_time AS "CreatedTime"';
-const mapColumns = 'id AS "Id", system_id AS "SystemId", reference_id AS "ReferenceId", work_item_id AS "WorkItemId", created_time AS "CreatedTime"';
+const mapColumns =
+	'id AS "Id", system_id AS "SystemId", reference_id AS "ReferenceId", work_item_id AS "WorkItemId", created_time AS "CreatedTime"';
 
 const insertSystem = "INSERT INTO systems (id, name, description, url, created_time) VALUES ($1, $2, $3, $4, $5)";
-const insertWorkItem = "INSERT INTO work_items (id, short_description, long_description, reference_id, system_id, url, default_venue_id, created_by, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+const insertWorkItem =
+	"INSERT INTO work_items (id, short_description, long_description, reference_id, system_id, url, default_venue_id, created_by, created_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 const insertMap = `INSERT INTO service_maps (id, system_id, reference_id, work_item_id, created_time) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (system_id, reference_id) DO NOTHING RETURNING ${mapColumns}`;
 
-const workItemValues = (w: WorkItemRow): SqlValue[] => [w.Id, w.ShortDescription, w.LongDescription, w.ReferenceId, w.SystemId, w.Url, w.DefaultVenueId, w.CreatedBy, w.CreatedTime];
+const workItemValues = (w: WorkItemRow): SqlValue[] => [
+	w.Id,
+	w.ShortDescription,
+	w.LongDescription,
+	w.ReferenceId,
+	w.SystemId,
+	w.Url,
+	w.DefaultVenueId,
+	w.CreatedBy,
+	w.CreatedTime,
+];
 const mapValues = (m: ServiceMapRow): SqlValue[] => [m.Id, m.SystemId, m.ReferenceId, m.WorkItemId, m.CreatedTime];
 
 /** Outside systems, work items and the maps between them (one map per system and reference). */
@@ -58,7 +71,9 @@ export class SystemsRepository {
 	/** A system with the next Id: the counter row is locked until the insert commits, so ids ascend in commit order. */
 	async createSystem(fields: Omit<SystemRow, "Id">): Promise<SystemRow> {
 		return this.db.transaction(async tx => {
-			const counter = await tx.get<{ value: number }>("UPDATE system_counter SET value = value + 1 WHERE name = 'systems' RETURNING value");
+			const counter = await tx.get<{ value: number }>(
+				"UPDATE system_counter SET value = value + 1 WHERE name = 'systems' RETURNING value",
+			);
 			const Id = Number(counter?.value);
 			await tx.run(insertSystem, [Id, fields.Name, fields.Description, fields.Url, fields.CreatedTime]);
 			return present({ Id, ...fields });
@@ -68,7 +83,13 @@ export class SystemsRepository {
 	/** A system as the former store held it, with its Id; the counter moves past it. Nothing when it is there already. */
 	async importSystem(system: SystemRow): Promise<void> {
 		await this.db.transaction(async tx => {
-			await tx.run(`${insertSystem} ON CONFLICT (id) DO NOTHING`, [system.Id, system.Name, system.Description, system.Url, system.CreatedTime]);
+			await tx.run(`${insertSystem} ON CONFLICT (id) DO NOTHING`, [
+				system.Id,
+				system.Name,
+				system.Description,
+				system.Url,
+				system.CreatedTime,
+			]);
 			await this.counterAtLeast(tx, system.Id);
 		});
 	}
@@ -86,9 +107,13 @@ export class SystemsRepository {
 	/** A page of systems in the order registered (by Id); the cursor is a system's Id. */
 	async systems(page: SystemsPage): Promise<SystemRow[]> {
 		if (page.Limit === 0) return [];
-		if (page.AfterId !== undefined && !(await this.findSystem(page.AfterId))) throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
+		if (page.AfterId !== undefined && !(await this.findSystem(page.AfterId)))
+			throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
 		const after = page.AfterId !== undefined ? "WHERE id > $3" : "";
-		const rows = await this.db.all<SystemRow>(`SELECT ${systemColumns} FROM systems ${after} ORDER BY id LIMIT $1 OFFSET $2`, [page.Limit, page.Offset, ...(page.AfterId !== undefined ? [page.AfterId] : [])]);
+		const rows = await this.db.all<SystemRow>(
+			`SELECT ${systemColumns} FROM systems ${after} ORDER BY id LIMIT $1 OFFSET $2`,
+			[page.Limit, page.Offset, ...(page.AfterId !== undefined ? [page.AfterId] : [])],
+		);
 		return rows.map(present);
 	}
 
@@ -99,7 +124,11 @@ export class SystemsRepository {
 	async createWorkItem(item: WorkItemRow, map?: ServiceMapRow): Promise<WorkItemRow> {
 		return this.db.transaction(async tx => {
 			await tx.run(insertWorkItem, workItemValues(item));
-			if (map && !(await tx.get(insertMap, mapValues(map)))) throw failures.alreadyExists("ReferenceId", `Reference ${map.ReferenceId} of system ${map.SystemId} is mapped already`);
+			if (map && !(await tx.get(insertMap, mapValues(map))))
+				throw failures.alreadyExists(
+					"ReferenceId",
+					`Reference ${map.ReferenceId} of system ${map.SystemId} is mapped already`,
+				);
 			return present({ ...item });
 		});
 	}
@@ -149,7 +178,10 @@ export class SystemsRepository {
 			params.push(...anchorParams(anchor));
 		}
 		const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
-		return this.db.all<ServiceMapRow>(`SELECT ${mapColumns} FROM service_maps ${where} ORDER BY created_time, id LIMIT $1 OFFSET $2`, params);
+		return this.db.all<ServiceMapRow>(
+			`SELECT ${mapColumns} FROM service_maps ${where} ORDER BY created_time, id LIMIT $1 OFFSET $2`,
+			params,
+		);
 	}
 
 	private async counterAtLeast(db: SqlExecutor, value: number): Promise<void> {

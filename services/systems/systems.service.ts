@@ -48,14 +48,26 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 
 			...implement(systemsOperations.CreateWorkItem, async function (ctx) {
 				const { IsMappingRequired, SystemId, ReferenceId, ...fields } = ctx.params;
-				if (IsMappingRequired && SystemId === undefined) throw failures.field("SystemId", "NotEmpty", "SystemId is required when IsMappingRequired");
-				if (IsMappingRequired && !ReferenceId) throw failures.field("ReferenceId", "NotEmpty", "ReferenceId is required when IsMappingRequired");
+				if (IsMappingRequired && SystemId === undefined)
+					throw failures.field("SystemId", "NotEmpty", "SystemId is required when IsMappingRequired");
+				if (IsMappingRequired && !ReferenceId)
+					throw failures.field("ReferenceId", "NotEmpty", "ReferenceId is required when IsMappingRequired");
 				if (SystemId !== undefined) await this.system(SystemId);
 				const creator = callerOf(ctx)?.userId;
 				const venue = creator ? (await profilesOf(ctx, [creator])).get(creator)?.DefaultVenueId : undefined;
 				const now = Date.now();
-				const item: WorkItemRow = { Id: newGuid(), ...fields, ReferenceId, SystemId, DefaultVenueId: venue, CreatedBy: creator, CreatedTime: now };
-				const map = IsMappingRequired ? { Id: newGuid(), SystemId: SystemId!, ReferenceId: ReferenceId!, WorkItemId: item.Id, CreatedTime: now } : undefined;
+				const item: WorkItemRow = {
+					Id: newGuid(),
+					...fields,
+					ReferenceId,
+					SystemId,
+					DefaultVenueId: venue,
+					CreatedBy: creator,
+					CreatedTime: now,
+				};
+				const map = IsMappingRequired
+					? { Id: newGuid(), SystemId: SystemId!, ReferenceId: ReferenceId!, WorkItemId: item.Id, CreatedTime: now }
+					: undefined;
 				return this.repo.createWorkItem(item, map);
 			}),
 
@@ -67,8 +79,18 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 				const { SystemId, ReferenceId, WorkItemId } = ctx.params;
 				await this.system(SystemId);
 				await this.workItem(WorkItemId);
-				const map = await this.repo.createMap({ Id: newGuid(), SystemId, ReferenceId, WorkItemId, CreatedTime: Date.now() });
-				if (!map) throw failures.alreadyExists("ReferenceId", `Reference ${ReferenceId} of system ${SystemId} is mapped already`);
+				const map = await this.repo.createMap({
+					Id: newGuid(),
+					SystemId,
+					ReferenceId,
+					WorkItemId,
+					CreatedTime: Date.now(),
+				});
+				if (!map)
+					throw failures.alreadyExists(
+						"ReferenceId",
+						`Reference ${ReferenceId} of system ${SystemId} is mapped already`,
+					);
 				return map;
 			}),
 

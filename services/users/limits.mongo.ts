@@ -21,7 +21,9 @@ export const limitsMongoMigrations: MongoMigration[] = [
 		version: 1,
 		description: "attempt counters by key and by expiry",
 		apply: async db => {
-			await db.collection("limit_counts").createIndex({ counter_key: 1, window_start: 1 }, { name: "limit_counts_by_key" });
+			await db
+				.collection("limit_counts")
+				.createIndex({ counter_key: 1, window_start: 1 }, { name: "limit_counts_by_key" });
 			await db.collection("limit_counts").createIndex({ expires_time: 1 }, { name: "limit_counts_by_expiry" });
 		},
 	},
@@ -39,7 +41,12 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 	 * One `$inc` upsert per key, returning the total it made (the count before it, plus its own: the same
 	 * atomic update as asking for the document after, which the in-memory test server answers racily).
 	 */
-	async add(window: number, windowMs: number, expiresTime: number, counts: Record<string, number>): Promise<Record<string, number>> {
+	async add(
+		window: number,
+		windowMs: number,
+		expiresTime: number,
+		counts: Record<string, number>,
+	): Promise<Record<string, number>> {
 		const keys = Object.keys(counts).filter(key => counts[key] !== 0);
 		const totals = await Promise.all(keys.map(key => this.addOne(key, window, windowMs, expiresTime, counts[key])));
 		return Object.fromEntries(keys.map((key, i) => [key, totals[i]]));
@@ -50,7 +57,11 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 			this.store.write(
 				this.counts.findOneAndUpdate(
 					{ _id: `${window}:${key}` },
-					{ $inc: { total: n }, $set: { expires_time: expiresTime }, $setOnInsert: { counter_key: key, window_start: window, window_ms: windowMs } },
+					{
+						$inc: { total: n },
+						$set: { expires_time: expiresTime },
+						$setOnInsert: { counter_key: key, window_start: window, window_ms: windowMs },
+					},
 					{ upsert: true, returnDocument: "before", projection: { total: 1 } },
 				),
 			);
@@ -64,7 +75,12 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 			.find({ counter_key: { $in: [...keys] }, expires_time: { $gt: now } })
 			.sort({ window_start: 1 })
 			.toArray();
-		return docs.map(doc => ({ key: doc.counter_key, window: doc.window_start, windowMs: doc.window_ms, count: doc.total }));
+		return docs.map(doc => ({
+			key: doc.counter_key,
+			window: doc.window_start,
+			windowMs: doc.window_ms,
+			count: doc.total,
+		}));
 	}
 
 	async clear(keys: readonly string[]): Promise<number> {

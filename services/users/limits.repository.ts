@@ -9,10 +9,16 @@ export class LimitsRepository {
 	constructor(private readonly db: SqlDatabase) {}
 
 	/**
-	 * Adds each key's count (negative: takes it back) to its counter of the window (`total = total + n`, whatever other node
+	 * Adds each key's count (negative: takes it back) to its counter of the window (`total = total + n`, whatever other
+	 * node
 	 * adds at the same time) and returns the new totals; the rows expire at `expiresTime`.
 	 */
-	async add(window: number, windowMs: number, expiresTime: number, counts: Record<string, number>): Promise<Record<string, number>> {
+	async add(
+		window: number,
+		windowMs: number,
+		expiresTime: number,
+		counts: Record<string, number>,
+	): Promise<Record<string, number>> {
 		const keys = Object.keys(counts).filter(key => counts[key] !== 0);
 		const totals: Record<string, number> = {};
 		for (let at = 0; at < keys.length; at += keysPerStatement) {
@@ -41,13 +47,20 @@ export class LimitsRepository {
 			WHERE ${this.db.dialect.anyOf("counter_key", "$1")} AND expires_time > $2 ORDER BY window_start`,
 			[this.db.dialect.listParam(keys), now],
 		);
-		return rows.map(row => ({ key: row.key, window: Number(row.window), windowMs: Number(row.windowMs), count: Number(row.count) }));
+		return rows.map(row => ({
+			key: row.key,
+			window: Number(row.window),
+			windowMs: Number(row.windowMs),
+			count: Number(row.count),
+		}));
 	}
 
 	/** Forgets every window of these keys: how many rows there were. */
 	async clear(keys: readonly string[]): Promise<number> {
 		if (keys.length === 0) return 0;
-		return this.db.run(`DELETE FROM limit_counts WHERE ${this.db.dialect.anyOf("counter_key", "$1")}`, [this.db.dialect.listParam(keys)]);
+		return this.db.run(`DELETE FROM limit_counts WHERE ${this.db.dialect.anyOf("counter_key", "$1")}`, [
+			this.db.dialect.listParam(keys),
+		]);
 	}
 
 	/** Deletes the windows expired by `now`: how many. */

@@ -75,11 +75,20 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 		return doc ? toSession(doc) : undefined;
 	}
 
-	/** A session's time to live never changes, so it is read first and the new end written with it (no update pipeline needed). */
+	/**
+	 * A session's time to live never changes, so it is read first and the new end written with it (no update pipeline
+	 * needed).
+	 */
 	async slide(key: string, now: number): Promise<boolean> {
 		const found = await this.sessions.findOne({ _id: key }, { projection: { ttl_ms: 1 } });
 		if (!found) return false;
-		return (await this.store.write(this.sessions.updateOne({ _id: key }, { $set: { slid_time: now, expires_time: now + found.ttl_ms } }))).matchedCount > 0;
+		return (
+			(
+				await this.store.write(
+					this.sessions.updateOne({ _id: key }, { $set: { slid_time: now, expires_time: now + found.ttl_ms } }),
+				)
+			).matchedCount > 0
+		);
 	}
 
 	async remove(key: string): Promise<boolean> {
@@ -88,15 +97,20 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 
 	/** The keys deleted are those found: a session opened meanwhile stays, as if opened just after. */
 	async removeAllOf(userId: string, except?: string): Promise<string[]> {
-		const keys = (await this.sessions.find({ user_id: userId, _id: { $ne: except ?? "" } }, { projection: { _id: 1 } }).toArray()).map(doc => doc._id);
+		const keys = (
+			await this.sessions.find({ user_id: userId, _id: { $ne: except ?? "" } }, { projection: { _id: 1 } }).toArray()
+		).map(doc => doc._id);
 		if (keys.length) await this.store.write(this.sessions.deleteMany({ _id: { $in: keys } }));
 		return keys;
 	}
 
 	/** The keys deleted are those found ended: one that slid meanwhile is deleted only if it still is. */
 	async removeExpired(now: number): Promise<string[]> {
-		const keys = (await this.sessions.find({ expires_time: { $lte: now } }, { projection: { _id: 1 } }).toArray()).map(doc => doc._id);
-		if (keys.length) await this.store.write(this.sessions.deleteMany({ _id: { $in: keys }, expires_time: { $lte: now } }));
+		const keys = (await this.sessions.find({ expires_time: { $lte: now } }, { projection: { _id: 1 } }).toArray()).map(
+			doc => doc._id,
+		);
+		if (keys.length)
+			await this.store.write(this.sessions.deleteMany({ _id: { $in: keys }, expires_time: { $lte: now } }));
 		return keys;
 	}
 }

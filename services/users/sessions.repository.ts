@@ -18,7 +18,8 @@ export interface SessionRow {
 const sessionColumns = `id AS "Id", user_id AS "UserId", user_name AS "UserName", display_name AS "DisplayName", roles AS "Roles", persistent AS "Persistent",
 	ttl_ms AS "TtlMs", created_time AS "CreatedTime", slid_time AS "SlidTime", expires_time AS "ExpiresTime"`;
 
-const insertSession = "INSERT INTO sessions (id, user_id, user_name, display_name, roles, persistent, ttl_ms, created_time, slid_time, expires_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+const insertSession =
+	"INSERT INTO sessions (id, user_id, user_name, display_name, roles, persistent, ttl_ms, created_time, slid_time, expires_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
 function toSession(row: SessionRow): SessionRow {
 	const session = present(row);
@@ -48,7 +49,10 @@ export class SessionsRepository {
 
 	/** Moves a session's end to `now` + its time to live; false when it is gone. */
 	async slide(key: string, now: number): Promise<boolean> {
-		return (await this.db.run("UPDATE sessions SET slid_time = $2, expires_time = $2 + ttl_ms WHERE id = $1", [key, now])) > 0;
+		return (
+			(await this.db.run("UPDATE sessions SET slid_time = $2, expires_time = $2 + ttl_ms WHERE id = $1", [key, now])) >
+			0
+		);
 	}
 
 	async remove(key: string): Promise<boolean> {
@@ -57,15 +61,33 @@ export class SessionsRepository {
 
 	/** Deletes every session of a user: the keys of those there were. */
 	async removeAllOf(userId: string, except?: string): Promise<string[]> {
-		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id", [userId, except ?? ""])).map(row => row.id);
+		return (
+			await this.db.all<{ id: string }>("DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id", [
+				userId,
+				except ?? "",
+			])
+		).map(row => row.id);
 	}
 
 	/** Deletes the sessions ended by `now`: their keys. */
 	async removeExpired(now: number): Promise<string[]> {
-		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE expires_time <= $1 RETURNING id", [now])).map(row => row.id);
+		return (await this.db.all<{ id: string }>("DELETE FROM sessions WHERE expires_time <= $1 RETURNING id", [now])).map(
+			row => row.id,
+		);
 	}
 
 	private values(s: SessionRow) {
-		return [s.Id, s.UserId, s.UserName, s.DisplayName ?? null, JSON.stringify(s.Roles), s.Persistent, s.TtlMs, s.CreatedTime, s.SlidTime, s.ExpiresTime];
+		return [
+			s.Id,
+			s.UserId,
+			s.UserName,
+			s.DisplayName ?? null,
+			JSON.stringify(s.Roles),
+			s.Persistent,
+			s.TtlMs,
+			s.CreatedTime,
+			s.SlidTime,
+			s.ExpiresTime,
+		];
 	}
 }

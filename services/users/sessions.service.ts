@@ -31,7 +31,10 @@ interface SessionsMethods {
 
 type SessionsVars = WithRepository<RepositoryContract<SessionsRepository>>;
 
-/** How often expired sessions are deleted and announced: a stream opened with one ends at most this long after it expires. */
+/**
+ * How often expired sessions are deleted and announced: a stream opened with one ends at most this long after it
+ * expires.
+ */
 const purgeEveryMs = 60 * 1000;
 /** A session's expiry moves forward at most once a minute (or a quarter of its life), not at every request. */
 const slideEvery = (ttlMs: number) => Math.min(60 * 1000, ttlMs / 4);
@@ -44,7 +47,8 @@ const { implement, define } = typedService<SessionsMethods, SessionsVars>();
  * are a domain of their own ("sessions": its own SQLite file, its own migrations) beside users.
  */
 export function sessionsService(config: PlazaConfig): ServiceSchema {
-	const ttlMs = (persistent: boolean) => 1000 * (persistent ? config.auth.rememberMeTtlSeconds : config.auth.sessionTtlSeconds);
+	const ttlMs = (persistent: boolean) =>
+		1000 * (persistent ? config.auth.rememberMeTtlSeconds : config.auth.sessionTtlSeconds);
 
 	return define({
 		name: "sessions",
@@ -56,7 +60,9 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
 				legacy: sessionsLegacy,
 			}),
-			periodicMixin<unknown, SessionsMethods>(purgeEveryMs, "Purging expired sessions", (_repo, service) => service.purgeExpired()),
+			periodicMixin<unknown, SessionsMethods>(purgeEveryMs, "Purging expired sessions", (_repo, service) =>
+				service.purgeExpired(),
+			),
 		],
 
 		actions: {
@@ -78,15 +84,22 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 					case "credentials": {
 						if (!UserName) throw failures.field("UserName", "NotEmpty", "UserName is required");
 						if (!Password) throw failures.field("Password", "NotEmpty", "Password is required");
-						const user = await ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", { UserName, Password });
+						const user = await ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", {
+							UserName,
+							Password,
+						});
 						return this.signedIn(ctx, user);
 					}
 					case "basic":
 					case "digest":
 						// The gateway has checked the Authorization header already; this turns it into a session.
-						if (provider === "digest" && !config.auth.digest) throw failures.notFound("The provider digest (not configured)");
+						if (provider === "digest" && !config.auth.digest)
+							throw failures.notFound("The provider digest (not configured)");
 						// A session proves no password: it may not mint another that outlives its own sign-out.
-						if (!caller?.userId || caller.sessionKey) throw failures.unauthorized(`Send your credentials in the Authorization header for the ${provider} provider`);
+						if (!caller?.userId || caller.sessionKey)
+							throw failures.unauthorized(
+								`Send your credentials in the Authorization header for the ${provider} provider`,
+							);
 						return this.signedIn(ctx, caller);
 					default: // OAuth-style and unknown providers: none is configured
 						throw failures.notFound(`The provider ${provider} (not configured)`);
@@ -120,15 +133,25 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 						return null;
 					}
 					let { SlidTime: slid, ExpiresTime: ends } = session;
-					if (slid + slideEvery(session.TtlMs) <= now && (await this.repo.slide(key, now))) [slid, ends] = [now, now + session.TtlMs];
+					if (slid + slideEvery(session.TtlMs) <= now && (await this.repo.slide(key, now)))
+						[slid, ends] = [now, now + session.TtlMs];
 					return {
-						caller: { userId: session.UserId, userName: session.UserName, displayName: session.DisplayName ?? "", roles: session.Roles, sessionKey: key },
+						caller: {
+							userId: session.UserId,
+							userName: session.UserName,
+							displayName: session.DisplayName ?? "",
+							roles: session.Roles,
+							sessionKey: key,
+						},
 						reusableForMs: Math.min(slid + slideEvery(session.TtlMs), ends) - now,
 					};
 				},
 			},
 
-			/** Internal: ends every session of a user (their account is gone, or their password changed), but `except` (the one that changed it). */
+			/**
+			 * Internal: ends every session of a user (their account is gone, or their password changed), but `except` (the
+			 * one that changed it).
+			 */
 			endAllOf: {
 				visibility: "public",
 				callers: ["users"],
@@ -163,7 +186,13 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 
 			async signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller) {
 				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
-				return { UserId: user.userId, SessionId, UserName: user.userName, DisplayName: user.displayName, ReferrerUrl: ctx.params.Continue || undefined };
+				return {
+					UserId: user.userId,
+					SessionId,
+					UserName: user.userName,
+					DisplayName: user.displayName,
+					ReferrerUrl: ctx.params.Continue || undefined,
+				};
 			},
 
 			/** Deletes the sessions ended by now, and says so like any other end: their streams too end on every gateway. */

@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
 import { Context } from "moleculer";
 import { AuthConfig } from "../../shared/config";
-import { AddAttempts, AttemptTotals, bucketMsOf, retryAfterSeconds, SlidingLimit, WindowCount, windowStart } from "../../shared/attempts";
+import {
+	AddAttempts,
+	AttemptTotals,
+	bucketMsOf,
+	retryAfterSeconds,
+	SlidingLimit,
+	WindowCount,
+	windowStart,
+} from "../../shared/attempts";
 import { failures } from "../../shared/errors";
 
 /** A sign-in as the limits see it: the name it was made with, the account behind it if any, and where from. */
@@ -76,11 +84,18 @@ export class SignInLimits {
 		const now = Date.now();
 		const window = windowStart(now, this.bucketMs);
 		const who: AuditedAttempt = { account: attempt.login, address: attempt.address, requestID: ctx.requestID ?? null };
-		const seen = await ctx.call<WindowCount[], { keys: string[] }>("limits.windows", { keys: Object.values(keys).filter((k): k is string => !!k) });
+		const seen = await ctx.call<WindowCount[], { keys: string[] }>("limits.windows", {
+			keys: Object.values(keys).filter((k): k is string => !!k),
+		});
 		const trusted = seen.some(w => w.key === keys.trusted);
 		this.refuseIfSpent(who, keys, seen, trusted, now);
 		const counts = Object.fromEntries(failureKeys(keys).map(key => [key, 1]));
-		const totals = await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts });
+		const totals = await ctx.call<AttemptTotals, AddAttempts>("limits.add", {
+			window,
+			windowMs: this.bucketMs,
+			keepMs: this.keepMs,
+			counts,
+		});
 		// Attempts made at the same time were each counted once: the totals say which of them come past a limit.
 		// One refused here tried no password, so it spends nothing: its count is taken back (else a burst
 		// refused for its address would still spend the account's budget, and lock the owner out of new addresses).
@@ -88,7 +103,12 @@ export class SignInLimits {
 			this.refuseIfSpent(who, keys, before(seen, window, this.bucketMs, totals), trusted, now);
 		} catch (refused) {
 			const undone = Object.fromEntries(Object.keys(counts).map(key => [key, -1]));
-			await ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts: undone });
+			await ctx.call<AttemptTotals, AddAttempts>("limits.add", {
+				window,
+				windowMs: this.bucketMs,
+				keepMs: this.keepMs,
+				counts: undone,
+			});
 			throw refused;
 		}
 
@@ -107,23 +127,47 @@ export class SignInLimits {
 		const trustedNow = seen.some(w => w.key === keys.trusted && w.window === trustWindow);
 		await Promise.all([
 			clearPair ? ctx.call<number, { keys: string[] }>("limits.clear", { keys: [keys.pair] }) : undefined,
-			ctx.call<AttemptTotals, AddAttempts>("limits.add", { window, windowMs: this.bucketMs, keepMs: this.keepMs, counts: undone }),
-			trustedNow || !attempt.address ? undefined : ctx.call<AttemptTotals, AddAttempts>("limits.add", { window: trustWindow, windowMs: this.trustBucketMs, keepMs: this.trustMs, counts: { [keys.trusted]: 1 } }),
+			ctx.call<AttemptTotals, AddAttempts>("limits.add", {
+				window,
+				windowMs: this.bucketMs,
+				keepMs: this.keepMs,
+				counts: undone,
+			}),
+			trustedNow || !attempt.address
+				? undefined
+				: ctx.call<AttemptTotals, AddAttempts>("limits.add", {
+						window: trustWindow,
+						windowMs: this.trustBucketMs,
+						keepMs: this.trustMs,
+						counts: { [keys.trusted]: 1 },
+					}),
 		]);
 		return true;
 	}
 
 	/** 429 when the pair's, the address's, or (from an address not trusted for it) the account's failures are spent. */
-	private refuseIfSpent(who: AuditedAttempt, keys: AttemptKeys, windows: WindowCount[], trusted: boolean, now: number): void {
+	private refuseIfSpent(
+		who: AuditedAttempt,
+		keys: AttemptKeys,
+		windows: WindowCount[],
+		trusted: boolean,
+		now: number,
+	): void {
 		const of = (key: string | undefined) => windows.filter(w => w.key === key);
 		const waits: Array<[string, number]> = [
 			["account and address", retryAfterSeconds(this.pairLimit, of(keys.pair), now)],
 			["address", keys.address ? retryAfterSeconds(this.addressLimit, of(keys.address), now) : 0],
-			["account, from an address not trusted for it", trusted ? 0 : retryAfterSeconds(this.accountLimit, of(keys.account), now)],
+			[
+				"account, from an address not trusted for it",
+				trusted ? 0 : retryAfterSeconds(this.accountLimit, of(keys.account), now),
+			],
 		];
 		const [limit, wait] = waits.reduce((longest, next) => (next[1] > longest[1] ? next : longest));
 		if (wait === 0) return;
-		this.audit({ event: "sign-in-refused", ...who, limit, retryAfterSeconds: wait }, "audit: sign-in refused, too many failed attempts");
+		this.audit(
+			{ event: "sign-in-refused", ...who, limit, retryAfterSeconds: wait },
+			"audit: sign-in refused, too many failed attempts",
+		);
 		throw failures.tooManyRequests(wait, "Too many failed sign-in attempts; try again later");
 	}
 }

@@ -7,7 +7,18 @@ import { MongoMigration } from "../../shared/persistence/mongo/migrations";
 import { duplicateIndexOf, isDuplicateKey } from "../../shared/persistence/mongo/errors";
 import { pageOfList } from "../../shared/persistence/mongo/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
-import { AccountRow, duplicateField, keyOf, listColumns, NewUser, textColumns, UserChanges, UserRow, UsersRepository, Viewer } from "./users.repository";
+import {
+	AccountRow,
+	duplicateField,
+	keyOf,
+	listColumns,
+	NewUser,
+	textColumns,
+	UserChanges,
+	UserRow,
+	UsersRepository,
+	Viewer,
+} from "./users.repository";
 
 /**
  * A user as MongoDB keeps it: the SQL table's columns as fields, `_id` for id, lists as arrays;
@@ -41,7 +52,9 @@ export const usersMongoMigrations: MongoMigration[] = [
 		description: "users: unique case-folded user name and e-mail address, creation order; Digest nonce counts",
 		apply: async db => {
 			// Sparse: users without an e-mail address (the field absent) do not collide.
-			await db.collection("users").createIndex({ user_name_key: 1 }, { name: "user_name_key", unique: true, sparse: true });
+			await db
+				.collection("users")
+				.createIndex({ user_name_key: 1 }, { name: "user_name_key", unique: true, sparse: true });
 			await db.collection("users").createIndex({ email_key: 1 }, { name: "email_key", unique: true, sparse: true });
 			await db.collection("users").createIndex({ created_time: 1, _id: 1 }, { name: "users_by_created" });
 			await db.collection("digest_nonces").createIndex({ first_used: 1 }, { name: "digest_nonces_by_first_use" });
@@ -54,7 +67,13 @@ const profileFields = { _id: 1, first_name: 1, last_name: 1, job_title: 1, defau
 
 /** Every field of a new user that has a value. */
 function documentOf(user: NewUser): UserDocument {
-	const doc: UserDocument = { _id: user.Id, roles: user.Roles ?? [], cloaked: user.Cloaked ?? false, created_time: user.CreatedTime, updated_time: user.UpdatedTime };
+	const doc: UserDocument = {
+		_id: user.Id,
+		roles: user.Roles ?? [],
+		cloaked: user.Cloaked ?? false,
+		created_time: user.CreatedTime,
+		updated_time: user.UpdatedTime,
+	};
 	const set = (field: string, value: string | string[] | undefined) => {
 		if (value !== undefined && value !== "") doc[field] = value;
 	};
@@ -160,7 +179,12 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 
 	async update(id: string, changes: UserChanges, now: number): Promise<UserRow | undefined> {
 		try {
-			const doc = await this.store.write(this.users.findOneAndUpdate({ _id: id }, updateOf(changes, now), { returnDocument: "after", projection: credentials }));
+			const doc = await this.store.write(
+				this.users.findOneAndUpdate({ _id: id }, updateOf(changes, now), {
+					returnDocument: "after",
+					projection: credentials,
+				}),
+			);
 			return doc ? toUser(doc) : undefined;
 		} catch (err) {
 			if (isDuplicateKey(err)) throw failures.alreadyExists(duplicateField({ message: duplicateIndexOf(err) }));
@@ -186,19 +210,34 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 	}
 
 	async replaceHash(id: string, previous: string, next: string): Promise<boolean> {
-		return (await this.store.write(this.users.updateOne({ _id: id, password_hash: previous }, { $set: { password_hash: next } }))).matchedCount > 0;
+		return (
+			(
+				await this.store.write(
+					this.users.updateOne({ _id: id, password_hash: previous }, { $set: { password_hash: next } }),
+				)
+			).matchedCount > 0
+		);
 	}
 
 	async setCredentials(id: string, passwordHash: string, digestHa1: string | undefined): Promise<boolean> {
-		const update: UpdateFilter<UserDocument> = digestHa1 === undefined ? { $set: { password_hash: passwordHash }, $unset: { digest_ha1: "" } } : { $set: { password_hash: passwordHash, digest_ha1: digestHa1 } };
+		const update: UpdateFilter<UserDocument> =
+			digestHa1 === undefined
+				? { $set: { password_hash: passwordHash }, $unset: { digest_ha1: "" } }
+				: { $set: { password_hash: passwordHash, digest_ha1: digestHa1 } };
 		return (await this.store.write(this.users.updateOne({ _id: id }, update))).matchedCount > 0;
 	}
 
-	/** One conditional upsert: the count moves only upwards, and of two replays at once the second meets the first's key. */
+	/**
+	 * One conditional upsert: the count moves only upwards, and of two replays at once the second meets the first's key.
+	 */
 	async useDigestNonce(nonce: string, nc: number, now: number, forgetBefore: number): Promise<boolean> {
 		await this.nonces.deleteMany({ first_used: { $lt: forgetBefore } });
 		try {
-			const counted = await this.nonces.updateOne({ _id: nonce, nc: { $lt: nc } }, { $set: { nc }, $setOnInsert: { first_used: now } }, { upsert: true });
+			const counted = await this.nonces.updateOne(
+				{ _id: nonce, nc: { $lt: nc } },
+				{ $set: { nc }, $setOnInsert: { first_used: now } },
+				{ upsert: true },
+			);
 			return counted.matchedCount + counted.upsertedCount > 0;
 		} catch (err) {
 			if (isDuplicateKey(err)) return false;

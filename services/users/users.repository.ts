@@ -23,9 +23,15 @@ export const textColumns = {
 } as const;
 
 /** The profile's lists, each a JSON array in its column. */
-export const listColumns = { Experiences: "experiences", Certifications: "certifications", Interests: "interests" } as const;
+export const listColumns = {
+	Experiences: "experiences",
+	Certifications: "certifications",
+	Interests: "interests",
+} as const;
 
-export type ProfileFields = { [F in keyof typeof textColumns]?: string } & { [F in keyof typeof listColumns]?: string[] };
+export type ProfileFields = { [F in keyof typeof textColumns]?: string } & {
+	[F in keyof typeof listColumns]?: string[];
+};
 
 /** A user as its record shows it (the writer leaves out UserName, DisplayName and Roles). */
 export interface UserRow extends ProfileFields {
@@ -94,8 +100,14 @@ const insertColumns: Array<[string, (user: NewUser) => SqlValue]> = [
 	["email", u => emptyToNull(u.Email)],
 	["email_key", u => emptyToNull(keyOf(u.Email))],
 	["display_name", u => emptyToNull(u.DisplayName)],
-	...Object.entries(textColumns).map(([field, column]): [string, (user: NewUser) => SqlValue] => [column, u => emptyToNull(u[field as keyof typeof textColumns])]),
-	...Object.entries(listColumns).map(([field, column]): [string, (user: NewUser) => SqlValue] => [column, u => listText(u[field as keyof typeof listColumns])]),
+	...Object.entries(textColumns).map(([field, column]): [string, (user: NewUser) => SqlValue] => [
+		column,
+		u => emptyToNull(u[field as keyof typeof textColumns]),
+	]),
+	...Object.entries(listColumns).map(([field, column]): [string, (user: NewUser) => SqlValue] => [
+		column,
+		u => listText(u[field as keyof typeof listColumns]),
+	]),
 	["password_hash", u => emptyToNull(u.PasswordHash)],
 	["digest_ha1", u => emptyToNull(u.DigestHa1)],
 	["roles", u => JSON.stringify(u.Roles ?? [])],
@@ -104,7 +116,8 @@ const insertColumns: Array<[string, (user: NewUser) => SqlValue]> = [
 	["updated_time", u => u.UpdatedTime],
 ];
 
-const insertStatement = (onConflict: string) => `INSERT INTO users (${insertColumns.map(([column]) => column).join(", ")}) VALUES (${insertColumns.map((_, i) => `$${i + 1}`).join(", ")}) ${onConflict} RETURNING ${recordColumns}`;
+const insertStatement = (onConflict: string) =>
+	`INSERT INTO users (${insertColumns.map(([column]) => column).join(", ")}) VALUES (${insertColumns.map((_, i) => `$${i + 1}`).join(", ")}) ${onConflict} RETURNING ${recordColumns}`;
 
 const insertUser = insertStatement("");
 const importUser = insertStatement("ON CONFLICT DO NOTHING");
@@ -115,8 +128,14 @@ const updateColumns: Array<[string, (changes: UserChanges) => string | undefined
 	["user_name_key", c => keyOf(c.UserName)],
 	["email", c => c.Email],
 	["email_key", c => keyOf(c.Email)],
-	...Object.entries(textColumns).map(([field, column]): [string, (changes: UserChanges) => string | undefined] => [column, c => c[field as keyof typeof textColumns]]),
-	...Object.entries(listColumns).map(([field, column]): [string, (changes: UserChanges) => string | undefined] => [column, c => listText(c[field as keyof typeof listColumns]) ?? undefined]),
+	...Object.entries(textColumns).map(([field, column]): [string, (changes: UserChanges) => string | undefined] => [
+		column,
+		c => c[field as keyof typeof textColumns],
+	]),
+	...Object.entries(listColumns).map(([field, column]): [string, (changes: UserChanges) => string | undefined] => [
+		column,
+		c => listText(c[field as keyof typeof listColumns]) ?? undefined,
+	]),
 ];
 
 /** One statement whatever the fields given: concurrent updates of different fields never undo one another. */
@@ -133,13 +152,17 @@ const updateUser = (() => {
 function toUser<T extends UserRow>(row: T): T {
 	// Cast: the row comes typed as the record it becomes, but holds JSON text and 0/1 until decoded here, in place.
 	const record = present(row) as unknown as Record<string, unknown>;
-	for (const field of [...Object.keys(listColumns), "Roles"]) if (typeof record[field] === "string") record[field] = JSON.parse(record[field]);
+	for (const field of [...Object.keys(listColumns), "Roles"])
+		if (typeof record[field] === "string") record[field] = JSON.parse(record[field]);
 	record.Roles ??= [];
 	record.Cloaked = Number(record.Cloaked) === 1;
 	return row;
 }
 
-/** The request field a unique violation is about: each unique index names its key column (on MongoDB too, in the message). */
+/**
+ * The request field a unique violation is about: each unique index names its key column (on MongoDB too, in the
+ * message).
+ */
 export function duplicateField(err: unknown): "UserName" | "Email" | undefined {
 	const { message, constraint } = err as { message?: string; constraint?: string };
 	const where = `${constraint ?? ""} ${message ?? ""}`;
@@ -185,27 +208,44 @@ export class UsersRepository {
 		// Admins see everyone: no condition at all, so that the page reads the index in order and stops.
 		const visibleAt = (n: number) => (viewer.admin ? [] : [`(cloaked = 0 OR id = $${n})`]);
 		const visibleParams = viewer.admin ? [] : [viewer.userId ?? ""];
-		const anchor = await anchorOf(this.db, page, `SELECT created_time AS time, id FROM users WHERE ${["id = $1", ...visibleAt(2)].join(" AND ")}`, visibleParams);
-		const conditions = [...visibleAt(3), ...(anchor ? [afterAnchor("created_time", "id", 3 + visibleParams.length)] : [])];
-		const rows = await this.db.all<UserRow>(`SELECT ${recordColumns} FROM users ${conditions.length ? `WHERE ${conditions.join(" AND ")}` : ""} ORDER BY created_time, id LIMIT $1 OFFSET $2`, [
-			page.Limit,
-			page.Offset,
-			...visibleParams,
-			...(anchor ? anchorParams(anchor) : []),
-		]);
+		const anchor = await anchorOf(
+			this.db,
+			page,
+			`SELECT created_time AS time, id FROM users WHERE ${["id = $1", ...visibleAt(2)].join(" AND ")}`,
+			visibleParams,
+		);
+		const conditions = [
+			...visibleAt(3),
+			...(anchor ? [afterAnchor("created_time", "id", 3 + visibleParams.length)] : []),
+		];
+		const rows = await this.db.all<UserRow>(
+			`SELECT ${recordColumns} FROM users ${conditions.length ? `WHERE ${conditions.join(" AND ")}` : ""} ORDER BY created_time, id LIMIT $1 OFFSET $2`,
+			[page.Limit, page.Offset, ...visibleParams, ...(anchor ? anchorParams(anchor) : [])],
+		);
 		return rows.map(toUser);
 	}
 
 	/** The names other services show next to their records, for these users only. */
 	async profiles(ids: string[]): Promise<Profile[]> {
 		if (ids.length === 0) return [];
-		const rows = await this.db.all<Profile>(`SELECT ${profileColumns} FROM users WHERE ${this.db.dialect.anyOf("id", "$1")}`, [this.db.dialect.listParam(ids)]);
+		const rows = await this.db.all<Profile>(
+			`SELECT ${profileColumns} FROM users WHERE ${this.db.dialect.anyOf("id", "$1")}`,
+			[this.db.dialect.listParam(ids)],
+		);
 		return rows.map(present);
 	}
 
-	/** Applies `changes` ("" clears a field): the updated user, or undefined when there is none; a taken e-mail address is a 409. */
+	/**
+	 * Applies `changes` ("" clears a field): the updated user, or undefined when there is none; a taken e-mail address is
+	 * a 409.
+	 */
 	async update(id: string, changes: UserChanges, now: number): Promise<UserRow | undefined> {
-		const params: SqlValue[] = [id, ...updateColumns.map(([, value]) => value(changes) ?? null), changes.Cloaked ?? null, now];
+		const params: SqlValue[] = [
+			id,
+			...updateColumns.map(([, value]) => value(changes) ?? null),
+			changes.Cloaked ?? null,
+			now,
+		];
 		try {
 			const row = await this.db.get<UserRow>(updateUser, params);
 			return row && toUser(row);
@@ -238,14 +278,30 @@ export class UsersRepository {
 		return row && toUser(row);
 	}
 
-	/** Replaces a password hash by the same password's at a higher cost, only if it is still `previous`: whether it did. */
+	/**
+	 * Replaces a password hash by the same password's at a higher cost, only if it is still `previous`: whether it did.
+	 */
 	async replaceHash(id: string, previous: string, next: string): Promise<boolean> {
-		return (await this.db.run("UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [id, previous, next])) > 0;
+		return (
+			(await this.db.run("UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [
+				id,
+				previous,
+				next,
+			])) > 0
+		);
 	}
 
-	/** Replaces a user's credentials (a new password, or the same one hashed at a higher cost): whether the user exists. */
+	/**
+	 * Replaces a user's credentials (a new password, or the same one hashed at a higher cost): whether the user exists.
+	 */
 	async setCredentials(id: string, passwordHash: string, digestHa1: string | undefined): Promise<boolean> {
-		return (await this.db.run("UPDATE users SET password_hash = $2, digest_ha1 = $3 WHERE id = $1", [id, passwordHash, digestHa1 ?? null])) > 0;
+		return (
+			(await this.db.run("UPDATE users SET password_hash = $2, digest_ha1 = $3 WHERE id = $1", [
+				id,
+				passwordHash,
+				digestHa1 ?? null,
+			])) > 0
+		);
 	}
 
 	/**
@@ -255,7 +311,10 @@ export class UsersRepository {
 	 */
 	async useDigestNonce(nonce: string, nc: number, now: number, forgetBefore: number): Promise<boolean> {
 		await this.db.run("DELETE FROM digest_nonces WHERE first_used < $1", [forgetBefore]);
-		const counted = await this.db.get("INSERT INTO digest_nonces (nonce, nc, first_used) VALUES ($1, $2, $3) ON CONFLICT (nonce) DO UPDATE SET nc = excluded.nc WHERE digest_nonces.nc < excluded.nc RETURNING nonce", [nonce, nc, now]);
+		const counted = await this.db.get(
+			"INSERT INTO digest_nonces (nonce, nc, first_used) VALUES ($1, $2, $3) ON CONFLICT (nonce) DO UPDATE SET nc = excluded.nc WHERE digest_nonces.nc < excluded.nc RETURNING nonce",
+			[nonce, nc, now],
+		);
 		return !!counted;
 	}
 }

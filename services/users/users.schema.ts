@@ -33,7 +33,8 @@ export const usersMigrations: Migration[] = [
 		version: 2,
 		description: "digest nonce counts",
 		statements: () => [
-			// The highest nc each Digest nonce was answered with: a replayed (nonce, nc) is refused on every node, across restarts.
+			// The highest nc each Digest nonce was answered with: a replayed (nonce, nc) is refused on every node, across
+			// restarts.
 			"CREATE TABLE digest_nonces (nonce TEXT PRIMARY KEY, nc BIGINT NOT NULL, first_used BIGINT NOT NULL)",
 			"CREATE INDEX digest_nonces_by_first_use ON digest_nonces (first_used)",
 		],

@@ -5,7 +5,16 @@ import { MongoUsersRepository, usersMongoMigrations } from "./users.mongo";
 import { newGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, isAdmin, SessionMeta } from "../../shared/caller";
-import { hashPassword, hashPasswordWithin, verifyPassword, decoyHash, needsRehash, currentCost, owaspCost, limitHashWait } from "../../shared/passwords";
+import {
+	hashPassword,
+	hashPasswordWithin,
+	verifyPassword,
+	decoyHash,
+	needsRehash,
+	currentCost,
+	owaspCost,
+	limitHashWait,
+} from "../../shared/passwords";
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
 import { withoutEmail } from "../../shared/emails";
@@ -34,7 +43,9 @@ interface RegistrationInput {
 	Continue?: string;
 }
 
-/** An account as registration or an accepted invitation makes it; `Id` lets the inviter choose (and record) it first. */
+/**
+ * An account as registration or an accepted invitation makes it; `Id` lets the inviter choose (and record) it first.
+ */
 type AccountInput = RegistrationInput & { Id?: string; DefaultVenueId?: string };
 
 interface UsersMethods {
@@ -45,7 +56,11 @@ interface UsersMethods {
 	rehash(account: AccountRow, password: string): Promise<void>;
 	createAccount(ctx: Context, fields: AccountInput): Promise<UserRow>;
 	checkVenue(ctx: Context, venueId: string): Promise<void>;
-	signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>): Promise<Caller>;
+	signIn(
+		ctx: Context<unknown, SessionMeta>,
+		login: string,
+		proves: (account: AccountRow | undefined) => Promise<boolean>,
+	): Promise<Caller>;
 }
 
 interface UsersVars extends WithRepository<RepositoryContract<UsersRepository>> {
@@ -91,7 +106,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			onInvalidation(this.broker, (cache, userIds) => {
 				if (cache === profileCache.name) this.verified.drop(userIds);
 			});
-			if (currentCost().N < owaspCost.N) this.logger.warn("PASSWORD_HASH_COST=test: passwords are hashed below OWASP's minimum (for test suites only)");
+			if (currentCost().N < owaspCost.N)
+				this.logger.warn("PASSWORD_HASH_COST=test: passwords are hashed below OWASP's minimum (for test suites only)");
 		},
 
 		actions: {
@@ -111,7 +127,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const caller = callerOf(ctx);
 				const admin = isAdmin(caller);
 				const users = await this.withGraph(ctx, await this.repo.page(ctx.params, { admin, userId: caller?.userId }));
-				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees themselves).
+				// Who else gets this very page: every admin; every signed-in user who is not cloaked (a cloaked one also sees
+				// themselves).
 				const cloaked = !admin && !!caller?.userId && (await this.repo.find(caller.userId))?.Cloaked !== false;
 				ctx.meta.responseScope = admin ? "admins" : cloaked ? undefined : "members";
 				// A list carries e-mail addresses to admins only, the caller's own included (FindUser shows it to them):
@@ -141,9 +158,16 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			...implement(accountsOperations.Registration, async function (ctx) {
 				const { AutoLogin, Continue } = ctx.params;
 				const user = await this.createAccount(ctx, ctx.params);
-				const response: Record<string, unknown> = { UserId: user.Id, UserName: user.UserName ?? user.Email, ReferrerUrl: Continue || undefined };
+				const response: Record<string, unknown> = {
+					UserId: user.Id,
+					UserName: user.UserName ?? user.Email,
+					ReferrerUrl: Continue || undefined,
+				};
 				if (AutoLogin) {
-					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>("sessions.open", { user: callerFor(user), persistent: false });
+					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>(
+						"sessions.open",
+						{ user: callerFor(user), persistent: false },
+					);
 					response.SessionId = session.SessionId;
 				}
 				return response;
@@ -209,10 +233,13 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					if (!config.auth.digest) throw failures.unauthorized("Digest authentication is not enabled");
 					return this.signIn(ctx, ctx.params.username, async account => {
 						if (!account?.DigestHa1 || !digestMatches(ctx.params, account.DigestHa1)) return false;
-						// A replay: the same nonce with a count not higher than one it was answered with (kept past the nonce's life, for clock skew).
+						// A replay: the same nonce with a count not higher than one it was answered with (kept past the nonce's
+						// life, for clock skew).
 						const count = nonceCount(ctx.params);
 						const now = Date.now();
-						return count !== undefined && this.repo.useDigestNonce(ctx.params.nonce, count, now, now - 2 * nonceLifetimeMs);
+						return (
+							count !== undefined && this.repo.useDigestNonce(ctx.params.nonce, count, now, now - 2 * nonceLifetimeMs)
+						);
 					});
 				},
 			},
@@ -228,7 +255,11 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			/** User records with their Connections, Networks and Subscriptions: one call to the graph for the whole page. */
 			async withGraph(ctx: Context, users: UserRow[]) {
 				if (users.length === 0) return [];
-				const graph = await readCall<Record<string, Record<string, unknown>>, { userIds: string[] }>(ctx, "graph.embedFor", { userIds: users.map(u => u.Id) });
+				const graph = await readCall<Record<string, Record<string, unknown>>, { userIds: string[] }>(
+					ctx,
+					"graph.embedFor",
+					{ userIds: users.map(u => u.Id) },
+				);
 				return users.map(user => ({ ...user, ...graph[user.Id] }));
 			},
 
@@ -249,7 +280,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					const except = caller?.userId === id ? caller.sessionKey : undefined;
 					await ctx.call<number, { userId: string; except?: string }>("sessions.endAllOf", { userId: id, except });
 				}
-				// Names shown on connections, posts and comments, and credentials verified moments ago, on every node, before the answer.
+				// Names shown on connections, posts and comments, and credentials verified moments ago, on every node, before
+				// the answer.
 				await invalidate(ctx, profileCache, [id]);
 				return updated;
 			},
@@ -261,11 +293,16 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			 */
 			async checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined) {
 				if (isAdmin(callerOf(ctx))) return;
-				if (!current) throw failures.field("CurrentPassword", "NotEmpty", "CurrentPassword is required to change the password");
+				if (!current)
+					throw failures.field("CurrentPassword", "NotEmpty", "CurrentPassword is required to change the password");
 				const account = await this.repo.accountById(id);
 				if (!account) throw failures.notFound(`User ${id}`);
 				try {
-					await this.signIn(ctx, account.UserName ?? account.Email ?? "", async found => found?.Id === id && !!found.PasswordHash && verifyPassword(current, found.PasswordHash));
+					await this.signIn(
+						ctx,
+						account.UserName ?? account.Email ?? "",
+						async found => found?.Id === id && !!found.PasswordHash && verifyPassword(current, found.PasswordHash),
+					);
 				} catch (err) {
 					if ((err as { code?: number }).code !== 401) throw err;
 					throw failures.field("CurrentPassword", "InvalidValue", "CurrentPassword is not the current password");
@@ -310,7 +347,11 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				if (found.length === 0) throw failures.notFound(`Venue ${venueId}`);
 			},
 
-			async signIn(ctx: Context<unknown, SessionMeta>, login: string, proves: (account: AccountRow | undefined) => Promise<boolean>) {
+			async signIn(
+				ctx: Context<unknown, SessionMeta>,
+				login: string,
+				proves: (account: AccountRow | undefined) => Promise<boolean>,
+			) {
 				const account = await this.repo.account(login);
 				const attempt = { login, accountId: account?.Id, address: ctx.meta.clientIp };
 				const proved = await this.limits.attempt(ctx, attempt, async () => (await proves(account)) && !!account);
@@ -321,7 +362,9 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 	});
 }
 
-/** A user name may not have the form of an e-mail address (PRODUCT.md §3): it would take over that address's sign-in. */
+/**
+ * A user name may not have the form of an e-mail address (PRODUCT.md §3): it would take over that address's sign-in.
+ */
 function checkUserName(userName: string | undefined): void {
 	if (userName?.includes("@")) throw failures.field("UserName", "InvalidValue", "A user name may not contain @");
 }
@@ -334,5 +377,10 @@ function emailFor(caller: Caller | undefined, user: Record<string, unknown>): Re
 /** Who a signed-in user is, as every service sees it. */
 function callerFor(user: UserRow): Caller {
 	const name = [user.FirstName, user.LastName].filter(Boolean).join(" ");
-	return { userId: user.Id, userName: user.UserName ?? user.Email ?? "", displayName: user.DisplayName ?? name, roles: user.Roles };
+	return {
+		userId: user.Id,
+		userName: user.UserName ?? user.Email ?? "",
+		displayName: user.DisplayName ?? name,
+		roles: user.Roles,
+	};
 }

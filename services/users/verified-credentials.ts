@@ -20,7 +20,11 @@ interface Verified {
 export class VerifiedCredentials {
 	private readonly key = randomBytes(32);
 
-	private readonly verified = new LRUCache<string, Verified>({ max: 10_000, ttl: verifiedForMs, dispose: (entry, key) => this.unindex(entry.caller.userId, key) });
+	private readonly verified = new LRUCache<string, Verified>({
+		max: 10_000,
+		ttl: verifiedForMs,
+		dispose: (entry, key) => this.unindex(entry.caller.userId, key),
+	});
 
 	/** The keys of each user's entries, to drop them all when the user changes. */
 	private readonly keysOf = new Map<string, Set<string>>();

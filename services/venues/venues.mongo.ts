@@ -28,8 +28,12 @@ export const venuesMongoMigrations: MongoMigration[] = [
 		version: 1,
 		description: "venue members by venue and by user, in the order they joined",
 		apply: async db => {
-			await db.collection("venue_members").createIndex({ venue_id: 1, created_time: 1, user_id: 1 }, { name: "venue_members_by_venue" });
-			await db.collection("venue_members").createIndex({ user_id: 1, created_time: 1, venue_id: 1 }, { name: "venue_members_by_user" });
+			await db
+				.collection("venue_members")
+				.createIndex({ venue_id: 1, created_time: 1, user_id: 1 }, { name: "venue_members_by_venue" });
+			await db
+				.collection("venue_members")
+				.createIndex({ user_id: 1, created_time: 1, venue_id: 1 }, { name: "venue_members_by_user" });
 		},
 	},
 ];
@@ -37,7 +41,12 @@ export const venuesMongoMigrations: MongoMigration[] = [
 const memberKey = (venueId: string, userId: string) => `${venueId}:${userId}`;
 const memberFields = { _id: 0, venue_id: 1, user_id: 1, role_id: 1, created_time: 1 } as const;
 
-const toVenue = (doc: VenueDocument): VenueRow => ({ Id: doc._id, Name: doc.name, OwnerId: doc.owner_id, CreatedTime: doc.created_time });
+const toVenue = (doc: VenueDocument): VenueRow => ({
+	Id: doc._id,
+	Name: doc.name,
+	OwnerId: doc.owner_id,
+	CreatedTime: doc.created_time,
+});
 
 const toMember = (doc: Pick<MemberDocument, "venue_id" | "user_id" | "role_id" | "created_time">): VenueMemberRow => ({
 	VenueId: doc.venue_id,
@@ -63,12 +72,24 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 	 */
 	async create(venue: VenueRow): Promise<VenueRow> {
 		await this.addMember(venue.Id, venue.OwnerId, undefined, venue.CreatedTime);
-		await this.store.write(this.venues.insertOne({ _id: venue.Id, name: venue.Name, owner_id: venue.OwnerId, created_time: venue.CreatedTime }));
+		await this.store.write(
+			this.venues.insertOne({
+				_id: venue.Id,
+				name: venue.Name,
+				owner_id: venue.OwnerId,
+				created_time: venue.CreatedTime,
+			}),
+		);
 		return venue;
 	}
 
 	async importVenue(venue: VenueRow): Promise<void> {
-		await this.store.insertOnce(this.venues, { _id: venue.Id, name: venue.Name, owner_id: venue.OwnerId, created_time: venue.CreatedTime });
+		await this.store.insertOnce(this.venues, {
+			_id: venue.Id,
+			name: venue.Name,
+			owner_id: venue.OwnerId,
+			created_time: venue.CreatedTime,
+		});
 	}
 
 	async find(id: string): Promise<VenueRow | undefined> {
@@ -81,14 +102,38 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 		return (await this.venues.find({ _id: { $in: ids } }).toArray()).map(toVenue);
 	}
 
-	async addMember(venueId: string, userId: string, roleId: string | undefined, now: number): Promise<VenueMemberRow | undefined> {
-		const doc: MemberDocument = { _id: memberKey(venueId, userId), venue_id: venueId, user_id: userId, ...(roleId !== undefined ? { role_id: roleId } : {}), created_time: now };
+	async addMember(
+		venueId: string,
+		userId: string,
+		roleId: string | undefined,
+		now: number,
+	): Promise<VenueMemberRow | undefined> {
+		const doc: MemberDocument = {
+			_id: memberKey(venueId, userId),
+			venue_id: venueId,
+			user_id: userId,
+			...(roleId !== undefined ? { role_id: roleId } : {}),
+			created_time: now,
+		};
 		return (await this.store.insertOnce(this.memberships, doc)) ? toMember(doc) : undefined;
 	}
 
-	async setRole(venueId: string, userId: string, roleId: string | undefined, now: number): Promise<VenueMemberRow | undefined> {
-		const update = roleId === undefined ? { $set: { updated_time: now }, $unset: { role_id: "" as const } } : { $set: { role_id: roleId, updated_time: now } };
-		const doc = await this.store.write(this.memberships.findOneAndUpdate({ _id: memberKey(venueId, userId) }, update, { returnDocument: "after", projection: memberFields }));
+	async setRole(
+		venueId: string,
+		userId: string,
+		roleId: string | undefined,
+		now: number,
+	): Promise<VenueMemberRow | undefined> {
+		const update =
+			roleId === undefined
+				? { $set: { updated_time: now }, $unset: { role_id: "" as const } }
+				: { $set: { role_id: roleId, updated_time: now } };
+		const doc = await this.store.write(
+			this.memberships.findOneAndUpdate({ _id: memberKey(venueId, userId) }, update, {
+				returnDocument: "after",
+				projection: memberFields,
+			}),
+		);
 		return doc ? toMember(doc) : undefined;
 	}
 
@@ -101,12 +146,29 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 	}
 
 	async members(venueId: string, page: Page): Promise<VenueMemberRow[]> {
-		return (await pageOfList(this.memberships, page, { venue_id: venueId }, { time: "created_time", cursor: "user_id", tiebreak: "user_id" }, memberFields)).map(toMember);
+		return (
+			await pageOfList(
+				this.memberships,
+				page,
+				{ venue_id: venueId },
+				{ time: "created_time", cursor: "user_id", tiebreak: "user_id" },
+				memberFields,
+			)
+		).map(toMember);
 	}
 
-	/** Memberships in order joined with their venues; one whose venue is missing is passed over before the page is cut, as SQL's join does. */
+	/**
+	 * Memberships in order joined with their venues; one whose venue is missing is passed over before the page is cut, as
+	 * SQL's join does.
+	 */
 	async venuesOf(userId: string, page: Page): Promise<VenueRow[]> {
-		const docs = await pageOfJoined<MemberDocument, VenueDocument>(this.memberships, page, { user_id: userId }, { time: "created_time", cursor: "venue_id", tiebreak: "venue_id" }, { from: "venues", localField: "venue_id" });
+		const docs = await pageOfJoined<MemberDocument, VenueDocument>(
+			this.memberships,
+			page,
+			{ user_id: userId },
+			{ time: "created_time", cursor: "venue_id", tiebreak: "venue_id" },
+			{ from: "venues", localField: "venue_id" },
+		);
 		return docs.map(toVenue);
 	}
 }

@@ -15,7 +15,11 @@ import { venuesOperations } from "../../shared/catalogue";
 interface VenuesMethods {
 	venue(id: string): Promise<VenueRow>;
 	ownedVenue(ctx: Context, id: string): Promise<VenueRow>;
-	memberRecords(ctx: Context, venue: VenueRow | undefined, members: VenueMemberRow[]): Promise<Record<string, unknown>[]>;
+	memberRecords(
+		ctx: Context,
+		venue: VenueRow | undefined,
+		members: VenueMemberRow[],
+	): Promise<Record<string, unknown>[]>;
 }
 
 const { implement, define } = typedService<VenuesMethods, WithRepository<RepositoryContract<VenuesRepository>>>();
@@ -47,7 +51,8 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 
 			...implement(venuesOperations.CreateVenueMember, async function (ctx) {
 				const venue = await this.ownedVenue(ctx, ctx.params.VenueId);
-				if (!(await profilesOf(ctx, [ctx.params.UserId])).has(ctx.params.UserId)) throw failures.notFound(`User ${ctx.params.UserId}`);
+				if (!(await profilesOf(ctx, [ctx.params.UserId])).has(ctx.params.UserId))
+					throw failures.notFound(`User ${ctx.params.UserId}`);
 				const member = await this.repo.addMember(venue.Id, ctx.params.UserId, ctx.params.RoleId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
 				return (await this.memberRecords(ctx, venue, [member]))[0];
@@ -118,7 +123,8 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			async ownedVenue(ctx: Context, id: string) {
 				const venue = await this.venue(id);
 				const caller = callerOf(ctx);
-				if (!isAdmin(caller) && caller?.userId !== venue.OwnerId) throw failures.forbidden("Only the venue's owner manages its members");
+				if (!isAdmin(caller) && caller?.userId !== venue.OwnerId)
+					throw failures.forbidden("Only the venue's owner manages its members");
 				return venue;
 			},
 
@@ -130,7 +136,15 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				);
 				return members.map(m => {
 					const user = users.get(m.UserId);
-					return { VenueId: m.VenueId, OwnerId: venue?.OwnerId, UserId: m.UserId, VenueName: venue?.Name, MemberFirstName: user?.FirstName, MemberLastName: user?.LastName, RoleId: m.RoleId };
+					return {
+						VenueId: m.VenueId,
+						OwnerId: venue?.OwnerId,
+						UserId: m.UserId,
+						VenueName: venue?.Name,
+						MemberFirstName: user?.FirstName,
+						MemberLastName: user?.LastName,
+						RoleId: m.RoleId,
+					};
 				});
 			},
 		},

@@ -24,10 +24,20 @@ export function internalCallers(): Middleware {
 			if (action.visibility !== "public") return handler;
 			const name = action.name ?? "";
 			const callers = action.callers;
-			if (!callers?.length) throw new Error(`The internal action ${name} must declare its callers (e.g. callers: ["gateway"])`);
+			if (!callers?.length)
+				throw new Error(`The internal action ${name} must declare its callers (e.g. callers: ["gateway"])`);
 			return async function checkedCaller(this: unknown, ctx: Context) {
 				if (!ctx.caller || !callers.includes(ctx.caller)) {
-					audit?.warn({ event: "internal-call-refused", action: name, caller: ctx.caller ?? null, callerNode: ctx.nodeID, requestID: ctx.requestID }, `Refused ${name} to ${ctx.caller ?? "a caller outside any service"}`);
+					audit?.warn(
+						{
+							event: "internal-call-refused",
+							action: name,
+							caller: ctx.caller ?? null,
+							callerNode: ctx.nodeID,
+							requestID: ctx.requestID,
+						},
+						`Refused ${name} to ${ctx.caller ?? "a caller outside any service"}`,
+					);
 					throw failures.forbidden();
 				}
 				return handler.call(this as never, ctx) as unknown;

@@ -29,7 +29,8 @@ export function lostNodes(transporter: PlazaNats, timing: LostNodeTiming = defau
 			const probe = async (nodeID: string) => {
 				probing.add(nodeID);
 				try {
-					if ((await transporter.presenceOf(nodeID, timing.probeTimeoutMs)) === "gone") broker.registry.nodes.disconnected(nodeID, true);
+					if ((await transporter.presenceOf(nodeID, timing.probeTimeoutMs)) === "gone")
+						broker.registry.nodes.disconnected(nodeID, true);
 				} finally {
 					probing.delete(nodeID);
 				}
@@ -44,7 +45,9 @@ export function lostNodes(transporter: PlazaNats, timing: LostNodeTiming = defau
 					if (seen === undefined) firstSeen.set(id, now);
 					else if (request.nodeID && now - seen >= timing.overdueMs) overdue.add(request.nodeID);
 				}
-				for (const nodeID of overdue) if (!probing.has(nodeID)) probe(nodeID).catch((err: unknown) => broker.logger.warn(`Could not take out lost node '${nodeID}'`, err));
+				for (const nodeID of overdue)
+					if (!probing.has(nodeID))
+						probe(nodeID).catch((err: unknown) => broker.logger.warn(`Could not take out lost node '${nodeID}'`, err));
 			}, timing.everyMs);
 			timer.unref();
 		},

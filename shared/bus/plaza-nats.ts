@@ -27,7 +27,8 @@ export class PlazaNats extends Transporters.NATS {
 	 * write of its own; those writes were the gateway's largest self time under D1 CreatePost.
 	 */
 	override send(topic: string, data: Buffer): Promise<void> {
-		// Not awaited: Moleculer goes on at once, as it did when the client only buffered the packet (publishing never fails).
+		// Not awaited: Moleculer goes on at once, as it did when the client only buffered the packet (publishing never
+		// fails).
 		this.outgoing.add([topic, data]).catch(() => undefined);
 		return Promise.resolve();
 	}

@@ -31,13 +31,20 @@ export interface SealOptions {
 	windowMs: number;
 	/** How far ahead of this node's clock a sender's may run. */
 	skewMs: number;
-	/** IVs remembered per generation (two generations span the window): past it, packets are refused, not replays let in. */
+	/**
+	 * IVs remembered per generation (two generations span the window): past it, packets are refused, not replays let in.
+	 */
 	maxRemembered: number;
 	/** The clock (tests move it). */
 	now: () => number;
 }
 
-export const defaultSealOptions: SealOptions = { windowMs: 30_000, skewMs: 5_000, maxRemembered: 500_000, now: Date.now };
+export const defaultSealOptions: SealOptions = {
+	windowMs: 30_000,
+	skewMs: 5_000,
+	maxRemembered: 500_000,
+	now: Date.now,
+};
 
 /** Why a packet was dropped, for the warning that says so. */
 export type DropReason = "malformed" | "unauthentic" | "stale" | "replayed" | "overloaded";
@@ -80,7 +87,8 @@ export function packetSeal(secret: string, overrides: Partial<SealOptions> = {})
 		},
 
 		open(type, self, sealed) {
-			if (sealed.length < sealBytes || sealed[0] !== version || sealed[1] > 1) return { ok: false, reason: "malformed" };
+			if (sealed.length < sealBytes || sealed[0] !== version || sealed[1] > 1)
+				return { ok: false, reason: "malformed" };
 			const header = sealed.subarray(0, headerBytes);
 			const iv = sealed.subarray(headerBytes, headerBytes + ivBytes);
 			const tag = sealed.subarray(headerBytes + ivBytes, sealBytes);

@@ -22,7 +22,8 @@ export function sealedTransit(secret: string, options: Partial<SealOptions> = {}
 			warn = rateLimitedWarning(created.getLogger("bus"));
 		},
 		transporterSend(next: TransporterSend): TransporterSend {
-			return (topic, data, meta) => next(topic, seal.seal(meta.packet?.type ?? topic, meta.packet?.target ?? undefined, data), meta);
+			return (topic, data, meta) =>
+				next(topic, seal.seal(meta.packet?.type ?? topic, meta.packet?.target ?? undefined, data), meta);
 		},
 		transporterReceive(next: TransporterReceive): TransporterReceive {
 			return (cmd, data, s) => {
@@ -35,7 +36,10 @@ export function sealedTransit(secret: string, options: Partial<SealOptions> = {}
 	});
 }
 
-/** At most one warning per reason every 10 s, counting the drops in between: a flood of forgeries must not flood the log. */
+/**
+ * At most one warning per reason every 10 s, counting the drops in between: a flood of forgeries must not flood the
+ * log.
+ */
 function rateLimitedWarning(logger: Logger, everyMs = 10_000): (reason: DropReason, cmd: string) => void {
 	const last = new Map<DropReason, { at: number; suppressed: number }>();
 	return (reason, cmd) => {
@@ -47,6 +51,9 @@ function rateLimitedWarning(logger: Logger, everyMs = 10_000): (reason: DropReas
 		}
 		const suppressed = entry?.suppressed ?? 0;
 		last.set(reason, { at: now, suppressed: 0 });
-		logger.warn({ event: "bus-packet-dropped", reason, packet: cmd, droppedSinceLastWarning: suppressed }, `Dropped a ${cmd} packet from the bus: ${reason}${suppressed ? ` (and ${suppressed} more since the last warning)` : ""}`);
+		logger.warn(
+			{ event: "bus-packet-dropped", reason, packet: cmd, droppedSinceLastWarning: suppressed },
+			`Dropped a ${cmd} packet from the bus: ${reason}${suppressed ? ` (and ${suppressed} more since the last warning)` : ""}`,
+		);
 	};
 }

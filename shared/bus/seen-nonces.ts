@@ -16,7 +16,10 @@ export class SeenNonces {
 		this.rotatedAt = now();
 	}
 
-	/** "new" the first time a nonce is added; "replayed" after; "overloaded" when the memory is full (refused, never let through unchecked). */
+	/**
+	 * "new" the first time a nonce is added; "replayed" after; "overloaded" when the memory is full (refused, never let
+	 * through unchecked).
+	 */
 	add(nonce: string): "new" | "replayed" | "overloaded" {
 		this.rotate();
 		if (this.current.has(nonce) || this.previous.has(nonce)) return "replayed";

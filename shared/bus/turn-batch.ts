@@ -48,7 +48,10 @@ export function batchedBroadcast<T>(event: string): (broker: ServiceBroker, item
 	};
 }
 
-/** The items of a batch that reached this node (none when it is malformed: the bus is sealed, but the check costs nothing). */
+/**
+ * The items of a batch that reached this node (none when it is malformed: the bus is sealed, but the check costs
+ * nothing).
+ */
 export function itemsOf<T>(batch: Batch<T> | undefined): T[] {
 	return Array.isArray(batch?.items) ? batch.items : [];
 }

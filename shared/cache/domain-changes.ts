@@ -2,7 +2,10 @@ import { ServiceBroker } from "moleculer";
 import { isReadOnly, Row, SqlDatabase, SqlExecutor, SqlValue } from "../persistence/sql/database";
 import { catalogue } from "../catalogue";
 
-/** The domains whose changes are announced: those some operation's kept answers depend on (the catalogue's `cacheResponse`). */
+/**
+ * The domains whose changes are announced: those some operation's kept answers depend on (the catalogue's
+ * `cacheResponse`).
+ */
 export const announcedDomains: ReadonlySet<string> = new Set(catalogue.flatMap(op => op.cacheResponse?.domains ?? []));
 
 /** The event that tells every node a domain's data changed (a write committed there). */
@@ -46,7 +49,9 @@ export function domainGenerations(broker: ServiceBroker): DomainGenerations {
 	return found;
 }
 
-/** Tells every node that a write to `domain` committed: this node's generation moves at once, then the event goes out. */
+/**
+ * Tells every node that a write to `domain` committed: this node's generation moves at once, then the event goes out.
+ */
 export function domainAnnouncer(domain: string, broker: ServiceBroker): () => Promise<void> {
 	return async () => {
 		domainGenerations(broker).bump(domain);
@@ -71,8 +76,10 @@ export function announcingChanges(db: SqlDatabase, domain: string, broker: Servi
 	};
 	return {
 		dialect: db.dialect,
-		all: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) => (isReadOnly(sql) ? db.all<T>(sql, params) : after(db.all<T>(sql, params))),
-		get: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) => (isReadOnly(sql) ? db.get<T>(sql, params) : after(db.get<T>(sql, params))),
+		all: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) =>
+			isReadOnly(sql) ? db.all<T>(sql, params) : after(db.all<T>(sql, params)),
+		get: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) =>
+			isReadOnly(sql) ? db.get<T>(sql, params) : after(db.get<T>(sql, params)),
 		run: (sql: string, params?: readonly SqlValue[]) => after(db.run(sql, params)),
 		transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => after(db.transaction(work)),
 		withSchemaLock: <T>(work: (tx: SqlExecutor) => Promise<T>) => db.withSchemaLock(work),

@@ -44,7 +44,11 @@ export class HotCache<V extends object> implements HeldCache {
 	 * The value of `key`: the kept one, else what `load` gives, kept for `keepForMs(value)` (at most
 	 * the TTL; not at all for 0 or less) unless the key was invalidated meanwhile. `undefined` is not kept.
 	 */
-	async through<T extends V | undefined>(key: string, load: () => Promise<T>, keepForMs?: (value: V) => number): Promise<T | V> {
+	async through<T extends V | undefined>(
+		key: string,
+		load: () => Promise<T>,
+		keepForMs?: (value: V) => number,
+	): Promise<T | V> {
 		const kept = this.entries.get(key);
 		this.counted(kept === undefined ? 0 : 1, kept === undefined ? 1 : 0);
 		if (kept !== undefined) return kept;
@@ -59,7 +63,10 @@ export class HotCache<V extends object> implements HeldCache {
 	}
 
 	/** The values of `keys` that exist: the kept ones, and the others from one `load` of those missing. */
-	async throughMany(keys: readonly string[], load: (missing: string[]) => Promise<Map<string, V>>): Promise<Map<string, V>> {
+	async throughMany(
+		keys: readonly string[],
+		load: (missing: string[]) => Promise<Map<string, V>>,
+	): Promise<Map<string, V>> {
 		const found = new Map<string, V>();
 		const missing: string[] = [];
 		for (const key of new Set(keys)) {

@@ -2,7 +2,9 @@ import { Context, ServiceBroker } from "moleculer";
 import { CacheDefinition, invalidateHeld } from "./node-caches";
 import { batchedBroadcast } from "../bus/turn-batch";
 
-/** The event that drops keys from named caches on every node that holds them: a batch of Invalidations (see invalidate). */
+/**
+ * The event that drops keys from named caches on every node that holds them: a batch of Invalidations (see invalidate).
+ */
 export const invalidationEvent = "plaza.cache.invalidations";
 
 export interface Invalidation {
@@ -20,7 +22,11 @@ const broadcastInvalidation = batchedBroadcast<Invalidation>(invalidationEvent);
  * (see bus-barrier.ts). The invalidations a node makes in one turn leave in one packet per node.
  * A write that forgets to call it leaves other nodes' caches stale (docs/architecture.md, The invalidation broadcast).
  */
-export async function invalidate(ctx: Context, definition: CacheDefinition<object>, keys: ReadonlyArray<string | undefined>): Promise<void> {
+export async function invalidate(
+	ctx: Context,
+	definition: CacheDefinition<object>,
+	keys: ReadonlyArray<string | undefined>,
+): Promise<void> {
 	const unique = [...new Set(keys.filter((key): key is string => !!key))];
 	if (unique.length === 0) return;
 	invalidateHeld(ctx.broker, definition.name, unique);

@@ -6,7 +6,8 @@ import { profile } from "./users";
 
 export const accountsOperations = operations({
 	Registration: {
-		summary: "Create an account (UserName or Email, and a Password of 8 characters or more); AutoLogin signs in at once",
+		summary:
+			"Create an account (UserName or Email, and a Password of 8 characters or more); AutoLogin signs in at once",
 		action: "users.register",
 		aliases: ["Register"],
 		routes: [route("POST /register")],
@@ -24,7 +25,8 @@ export const accountsOperations = operations({
 		access: "public",
 	},
 	Auth: {
-		summary: "Sign in (provider credentials, basic or digest), read the current session (no provider), or sign out (provider logout)",
+		summary:
+			"Sign in (provider credentials, basic or digest), read the current session (no provider), or sign out (provider logout)",
 		action: "sessions.authenticate",
 		aliases: ["Authenticate"],
 		routes: [route("GET /auth"), route("POST /auth"), route("GET /auth/:provider"), route("POST /auth/:provider")],

@@ -19,7 +19,10 @@ export const text = (max = 200) => w.string().trim().max(max).allow("");
 /** A required text field. */
 export const requiredText = (max = 200) => w.string().trim().max(max).required();
 
-/** A user name: letters, digits and . _ + -; never "@", so that it cannot be (or take over) an e-mail address (PRODUCT.md §3). */
+/**
+ * A user name: letters, digits and . _ + -; never "@", so that it cannot be (or take over) an e-mail address
+ * (PRODUCT.md §3).
+ */
 export const userName = () =>
 	w
 		.string()

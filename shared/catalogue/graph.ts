@@ -37,7 +37,8 @@ export const graphOperations = operations({
 		reads: true,
 	},
 	CreateNetwork: {
-		summary: "Create a network; its owner becomes its first member; closed (the owner adds members) unless IsOpen (anyone may join)",
+		summary:
+			"Create a network; its owner becomes its first member; closed (the owner adds members) unless IsOpen (anyone may join)",
 		action: "graph.createNetwork",
 		routes: [route("POST /Networks")],
 		request: w.object({ OwnerId: w.guid().required(), Name: requiredText(200), IsOpen: w.boolean().default(false) }),
@@ -55,7 +56,8 @@ export const graphOperations = operations({
 		reads: true,
 	},
 	CreateNetworkMember: {
-		summary: "Add a member to a network: its owner (or an admin) adds anyone; a user may add themselves to an open network only",
+		summary:
+			"Add a member to a network: its owner (or an admin) adds anyone; a user may add themselves to an open network only",
 		action: "graph.addMember",
 		routes: [route("POST /Networks/:NetworkId/Members")],
 		request: w.object({ NetworkId: w.guid().required(), UserId: w.guid().required() }),
@@ -104,7 +106,8 @@ export const graphOperations = operations({
 		actors: ["SubscriberId"],
 	},
 	UserSubscriptions: {
-		summary: "What a user subscribes to, oldest first; AfterId is the SubscribedToId of a Subscription (which has no Id)",
+		summary:
+			"What a user subscribes to, oldest first; AfterId is the SubscribedToId of a Subscription (which has no Id)",
 		action: "graph.subscriptionsOf",
 		routes: [route("GET /Users/:UserId/Subscriptions")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),

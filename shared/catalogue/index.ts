@@ -8,14 +8,33 @@ import { systemsOperations } from "./systems";
 import { descriptionOperations } from "./description";
 
 export * from "./operation";
-export { usersOperations, accountsOperations, graphOperations, postsOperations, venuesOperations, systemsOperations, descriptionOperations };
+export {
+	usersOperations,
+	accountsOperations,
+	graphOperations,
+	postsOperations,
+	venuesOperations,
+	systemsOperations,
+	descriptionOperations,
+};
 
-/** Every operation of the API. Declaring one in its domain's `operations({...})` (and `implement`ing it in its service) is all it takes to publish it. */
-export const catalogue: readonly Operation[] = [accountsOperations, usersOperations, graphOperations, postsOperations, venuesOperations, systemsOperations, descriptionOperations].flatMap((domain: Record<string, Operation>) =>
-	Object.values(domain),
+/**
+ * Every operation of the API. Declaring one in its domain's `operations({...})` (and `implement`ing it in its service)
+ * is all it takes to publish it.
+ */
+export const catalogue: readonly Operation[] = [
+	accountsOperations,
+	usersOperations,
+	graphOperations,
+	postsOperations,
+	venuesOperations,
+	systemsOperations,
+	descriptionOperations,
+].flatMap((domain: Record<string, Operation>) => Object.values(domain));
+
+const byFoldedName = new Map(
+	catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)),
 );
-
-const byFoldedName = new Map(catalogue.flatMap(op => [op.name, ...(op.aliases ?? [])].map(name => [name.toLowerCase(), op] as const)));
 const byAction = new Map(catalogue.map(op => [op.action, op]));
 
 /** The operation of that name, whatever its case. */

@@ -72,8 +72,12 @@ type FieldOf<Spec> = Spec extends { request: infer Request } ? keyof Infer<Reque
  * A domain's operations, each named by its key; the keys' types are kept for `implement`. Actor
  * fields must be fields of the request.
  */
-export function operations<Specs extends Record<string, OperationSpec>>(specs: Specs & { [K in keyof Specs]: { actors?: Array<FieldOf<Specs[K]>> } }): { [K in keyof Specs & string]: DeclaredOperation<K, Specs[K]> } {
-	return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { name, ...spec }])) as { [K in keyof Specs & string]: DeclaredOperation<K, Specs[K]> };
+export function operations<Specs extends Record<string, OperationSpec>>(
+	specs: Specs & { [K in keyof Specs]: { actors?: Array<FieldOf<Specs[K]>> } },
+): { [K in keyof Specs & string]: DeclaredOperation<K, Specs[K]> } {
+	return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { name, ...spec }])) as {
+		[K in keyof Specs & string]: DeclaredOperation<K, Specs[K]>;
+	};
 }
 
 export function route(spec: `${HttpMethod} ${string}`): Route {

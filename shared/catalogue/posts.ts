@@ -72,23 +72,30 @@ export const postsOperations = operations({
 		summary: "Tag a post; the author or an admin (a tag the post already has is returned as it is)",
 		action: "posts.addTag",
 		routes: [route("POST /Posts/:PostId/Tags")],
-		request: w.object({ PostId: w.guid().required(), Value: tagValue().required(), TagType: w.number().integer().min(0).max(1000).default(0) }),
+		request: w.object({
+			PostId: w.guid().required(),
+			Value: tagValue().required(),
+			TagType: w.number().integer().min(0).max(1000).default(0),
+		}),
 		response: Tag,
 		access: "user",
 	},
 	SearchPostsByTag: {
-		summary: "Posts visible to the caller having any of the comma-separated TagNames (all posts when none), newest first",
+		summary:
+			"Posts visible to the caller having any of the comma-separated TagNames (all posts when none), newest first",
 		action: "posts.searchByTag",
 		routes: [route("GET /Search/Posts")],
 		request: w.object({ TagNames: text(2000), AuthorType: text(50), ContextId: w.guid(), ...paging }),
 		response: w.array().items(Post),
 		access: "user",
 		reads: true,
-		// A first page is kept for its reader until a post could join it (services/posts/post-lists.ts), one of its posts changes, or users do (names).
+		// A first page is kept for its reader until a post could join it (services/posts/post-lists.ts), one of its posts
+		// changes, or users do (names).
 		cacheResponse: { domains: ["users"] },
 	},
 	UserFeed: {
-		summary: "One's home timeline: visible posts of oneself, one's connections and subscriptions, one's networks, and those addressed to one; newest first",
+		summary:
+			"One's home timeline: visible posts of oneself, one's connections and subscriptions, one's networks, and those addressed to one; newest first",
 		action: "posts.feed",
 		routes: [route("GET /Users/:UserId/Feed")],
 		request: w.object({ UserId: w.guid().required(), ...paging }),
@@ -112,7 +119,12 @@ export const postsOperations = operations({
 		summary: "Comment on a post one can see",
 		action: "posts.comment",
 		routes: [route("POST /Posts/:PostId/Comments"), route("POST /Comments")],
-		request: w.object({ PostId: w.guid().required(), AuthorId: w.guid().required(), Content: requiredText(10_000), CreatedTime: w.timestamp() }),
+		request: w.object({
+			PostId: w.guid().required(),
+			AuthorId: w.guid().required(),
+			Content: requiredText(10_000),
+			CreatedTime: w.timestamp(),
+		}),
 		response: Comment,
 		access: "user",
 		actors: ["AuthorId"],
@@ -136,7 +148,8 @@ export const postsOperations = operations({
 		reads: true,
 	},
 	PostActivities: {
-		summary: "The activities of a post in the order they happened (a post record carries only its latest 20); AfterId is an activity's Id",
+		summary:
+			"The activities of a post in the order they happened (a post record carries only its latest 20); AfterId is an activity's Id",
 		action: "posts.activities",
 		routes: [route("GET /Posts/:PostId/Activities")],
 		request: w.object({ PostId: w.guid().required(), ...paging }),

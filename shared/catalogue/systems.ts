@@ -2,7 +2,16 @@ import { operations, route } from "./operation";
 import { newPassword, paging, requiredText, text, userName } from "./fields";
 import { w } from "../wire/schema";
 import { RegistrationResponse } from "../records/accounts";
-import { Avatar, MediaContent, Picture, ServiceMap, System, UserDevice, UserReservation, WorkItem } from "../records/systems";
+import {
+	Avatar,
+	MediaContent,
+	Picture,
+	ServiceMap,
+	System,
+	UserDevice,
+	UserReservation,
+	WorkItem,
+} from "../records/systems";
 
 const systemId = () => w.number().integer().min(1);
 const referenceId = () => w.string().trim().max(200);
@@ -15,10 +24,15 @@ const upload = {
 
 export const systemsOperations = operations({
 	CreateSystem: {
-		summary: "Register an outside system whose work items Plaza maps (administrators only); its Id is an ascending integer",
+		summary:
+			"Register an outside system whose work items Plaza maps (administrators only); its Id is an ascending integer",
 		action: "systems.create",
 		routes: [route("POST /Systems")],
-		request: w.object({ Name: requiredText(200), Description: text(2000), Url: text(2000).uri({ scheme: ["http", "https"] }) }),
+		request: w.object({
+			Name: requiredText(200),
+			Description: text(2000),
+			Url: text(2000).uri({ scheme: ["http", "https"] }),
+		}),
 		response: System,
 		access: "admin",
 	},
@@ -68,7 +82,11 @@ export const systemsOperations = operations({
 		summary: "Map a work item to its reference in an outside system; one map per (SystemId, ReferenceId)",
 		action: "systems.createMap",
 		routes: [route("POST /ServiceMaps")],
-		request: w.object({ SystemId: systemId().required(), ReferenceId: referenceId().required(), WorkItemId: w.guid().required() }),
+		request: w.object({
+			SystemId: systemId().required(),
+			ReferenceId: referenceId().required(),
+			WorkItemId: w.guid().required(),
+		}),
 		response: ServiceMap,
 		access: "user",
 	},
@@ -82,10 +100,16 @@ export const systemsOperations = operations({
 		reads: true,
 	},
 	CreateUserDevice: {
-		summary: "Register one's device for notifications; the same (UserId, DeviceToken) again returns the existing record",
+		summary:
+			"Register one's device for notifications; the same (UserId, DeviceToken) again returns the existing record",
 		action: "devices.register",
 		routes: [route("POST /Users/:UserId/Devices")],
-		request: w.object({ UserId: w.guid().required(), DeviceToken: requiredText(4096), Platform: text(50), Name: text(200) }),
+		request: w.object({
+			UserId: w.guid().required(),
+			DeviceToken: requiredText(4096),
+			Platform: text(50),
+			Name: text(200),
+		}),
 		response: UserDevice,
 		access: "user",
 		actors: ["UserId"],
@@ -113,7 +137,13 @@ export const systemsOperations = operations({
 		summary: "Invite someone by e-mail, optionally into a venue or network one owns; the reservation expires",
 		action: "reservations.create",
 		routes: [route("POST /Reservations")],
-		request: w.object({ Email: requiredText(254).email({ tlds: { allow: false } }), FirstName: text(100), LastName: text(100), VenueId: w.guid(), NetworkId: w.guid() }),
+		request: w.object({
+			Email: requiredText(254).email({ tlds: { allow: false } }),
+			FirstName: text(100),
+			LastName: text(100),
+			VenueId: w.guid(),
+			NetworkId: w.guid(),
+		}),
 		response: UserReservation,
 		access: "user",
 	},
@@ -127,7 +157,8 @@ export const systemsOperations = operations({
 		reads: true,
 	},
 	ConvertFromReservation: {
-		summary: "Turn a reservation into an account (once, before it expires), joined to its venue and network and signed in",
+		summary:
+			"Turn a reservation into an account (once, before it expires), joined to its venue and network and signed in",
 		action: "reservations.convert",
 		routes: [route("POST /Reservations/:ReservationId/Convert")],
 		request: w.object({

@@ -59,10 +59,16 @@ export const usersOperations = operations({
 		cacheResponse: { domains: ["users", "graph"] },
 	},
 	UpdateUser: {
-		summary: "Update one's own profile (administrators: anyone's); fields sent empty are cleared; a new Password needs the CurrentPassword (administrators: not)",
+		summary:
+			"Update one's own profile (administrators: anyone's); fields sent empty are cleared; a new Password needs the CurrentPassword (administrators: not)",
 		action: "users.update",
 		routes: [route("PUT /Users/:Id")],
-		request: w.object({ Id: w.guid().required(), ...profile, Password: newPassword(), CurrentPassword: w.string().max(200) }),
+		request: w.object({
+			Id: w.guid().required(),
+			...profile,
+			Password: newPassword(),
+			CurrentPassword: w.string().max(200),
+		}),
 		response: User,
 		access: "user",
 		actors: ["Id"],

@@ -36,28 +36,45 @@ export class MongoIdempotencyKeys implements IdempotencyKeys {
 		this.keys = store.collection<KeyDocument>("idempotency_keys");
 	}
 
-	/** One conditional upsert claims: it matches only an expired key, and where one is held its insert meets the held _id. */
+	/**
+	 * One conditional upsert claims: it matches only an expired key, and where one is held its insert meets the held _id.
+	 */
 	async claim(keyId: string, fingerprint: string, token: string, now: number, leaseEnds: number): Promise<KeyClaim> {
 		try {
-			await this.keys.updateOne({ _id: keyId, expires_time: { $lte: now } }, { $set: { fingerprint, state: "running", answer: null, expires_time: leaseEnds, token, lease_time: leaseEnds } }, { upsert: true });
+			await this.keys.updateOne(
+				{ _id: keyId, expires_time: { $lte: now } },
+				{
+					$set: { fingerprint, state: "running", answer: null, expires_time: leaseEnds, token, lease_time: leaseEnds },
+				},
+				{ upsert: true },
+			);
 			return { state: "claimed" };
 		} catch (err) {
 			if (!isDuplicateKey(err)) throw err;
 		}
 		const doc = await this.keys.findOne({ _id: keyId });
 		if (!doc) return { state: "running", fingerprint };
-		if (doc.state === "done" && doc.answer !== null) return { state: "done", fingerprint: doc.fingerprint, answer: doc.answer };
+		if (doc.state === "done" && doc.answer !== null)
+			return { state: "done", fingerprint: doc.fingerprint, answer: doc.answer };
 		if (doc.state === "committed" && doc.lease_time <= now) return { state: "lost", fingerprint: doc.fingerprint };
 		return { state: "running", fingerprint: doc.fingerprint };
 	}
 
 	async markCommitted(keyId: string, token: string, keepUntil: number): Promise<void> {
-		const marked = await this.keys.updateOne({ _id: keyId, token, state: { $in: ["running", "committed"] } }, { $set: { state: "committed", expires_time: keepUntil } });
+		const marked = await this.keys.updateOne(
+			{ _id: keyId, token, state: { $in: ["running", "committed"] } },
+			{ $set: { state: "committed", expires_time: keepUntil } },
+		);
 		if (marked.matchedCount !== 1) throw claimTakenOver();
 	}
 
 	async answer(keyId: string, token: string, answer: string, keepUntil: number): Promise<number> {
-		return (await this.keys.updateOne({ _id: keyId, token, state: { $in: ["running", "committed"] } }, { $set: { state: "done", answer, expires_time: keepUntil } })).modifiedCount;
+		return (
+			await this.keys.updateOne(
+				{ _id: keyId, token, state: { $in: ["running", "committed"] } },
+				{ $set: { state: "done", answer, expires_time: keepUntil } },
+			)
+		).modifiedCount;
 	}
 
 	async giveUp(keyId: string, token: string): Promise<void> {

@@ -25,20 +25,29 @@ export const idempotencyKeysMigrations: Migration[] = [
 	{
 		version: 2,
 		description: "idempotency key claims held by a token, committed with the write",
-		statements: () => ["ALTER TABLE idempotency_keys ADD COLUMN token TEXT", "ALTER TABLE idempotency_keys ADD COLUMN lease_time BIGINT"],
+		statements: () => [
+			"ALTER TABLE idempotency_keys ADD COLUMN token TEXT",
+			"ALTER TABLE idempotency_keys ADD COLUMN lease_time BIGINT",
+		],
 	},
 ];
 
 /** Marks a claim committed inside a write's transaction; a claim taken over by another request fails the write. */
 export async function markCommitted(tx: SqlExecutor, keyId: string, token: string, keepUntil: number): Promise<void> {
-	const marked = await tx.run("UPDATE idempotency_keys SET state = 'committed', expires_time = $3 WHERE key_id = $1 AND token = $2 AND state IN ('running', 'committed')", [keyId, token, keepUntil]);
+	const marked = await tx.run(
+		"UPDATE idempotency_keys SET state = 'committed', expires_time = $3 WHERE key_id = $1 AND token = $2 AND state IN ('running', 'committed')",
+		[keyId, token, keepUntil],
+	);
 	if (marked !== 1) throw claimTakenOver();
 }
 
 export class SqlIdempotencyKeys implements IdempotencyKeys {
 	constructor(readonly db: SqlDatabase) {}
 
-	/** One statement claims a new key or an expired one (a lapsed claim never committed anything): two nodes cannot both claim. */
+	/**
+	 * One statement claims a new key or an expired one (a lapsed claim never committed anything): two nodes cannot both
+	 * claim.
+	 */
 	async claim(keyId: string, fingerprint: string, token: string, now: number, leaseEnds: number): Promise<KeyClaim> {
 		const claimed = await this.db.get<{ key_id: string }>(
 			`INSERT INTO idempotency_keys (key_id, fingerprint, state, answer, expires_time, token, lease_time) VALUES ($1, $2, 'running', NULL, $3, $4, $3)
@@ -48,11 +57,18 @@ export class SqlIdempotencyKeys implements IdempotencyKeys {
 			[keyId, fingerprint, leaseEnds, token, now],
 		);
 		if (claimed) return { state: "claimed" };
-		const row = await this.db.get<{ fingerprint: string; state: string; answer: string | null; lease_time: number | null }>("SELECT fingerprint, state, answer, lease_time FROM idempotency_keys WHERE key_id = $1", [keyId]);
+		const row = await this.db.get<{
+			fingerprint: string;
+			state: string;
+			answer: string | null;
+			lease_time: number | null;
+		}>("SELECT fingerprint, state, answer, lease_time FROM idempotency_keys WHERE key_id = $1", [keyId]);
 		// Gone between the two statements (purged): the next attempt claims it.
 		if (!row) return { state: "running", fingerprint };
-		if (row.state === "done" && row.answer !== null) return { state: "done", fingerprint: row.fingerprint, answer: row.answer };
-		if (row.state === "committed" && Number(row.lease_time) <= now) return { state: "lost", fingerprint: row.fingerprint };
+		if (row.state === "done" && row.answer !== null)
+			return { state: "done", fingerprint: row.fingerprint, answer: row.answer };
+		if (row.state === "committed" && Number(row.lease_time) <= now)
+			return { state: "lost", fingerprint: row.fingerprint };
 		return { state: "running", fingerprint: row.fingerprint };
 	}
 
@@ -61,13 +77,22 @@ export class SqlIdempotencyKeys implements IdempotencyKeys {
 	}
 
 	answer(keyId: string, token: string, answer: string, keepUntil: number): Promise<number> {
-		return this.db.run("UPDATE idempotency_keys SET state = 'done', answer = $3, expires_time = $4 WHERE key_id = $1 AND token = $2 AND state IN ('running', 'committed')", [keyId, token, answer, keepUntil]);
+		return this.db.run(
+			"UPDATE idempotency_keys SET state = 'done', answer = $3, expires_time = $4 WHERE key_id = $1 AND token = $2 AND state IN ('running', 'committed')",
+			[keyId, token, answer, keepUntil],
+		);
 	}
 
 	async giveUp(keyId: string, token: string): Promise<void> {
 		await this.db.transaction(async tx => {
-			await tx.run("DELETE FROM idempotency_keys WHERE key_id = $1 AND token = $2 AND state = 'running'", [keyId, token]);
-			await tx.run("UPDATE idempotency_keys SET lease_time = 0 WHERE key_id = $1 AND token = $2 AND state = 'committed'", [keyId, token]);
+			await tx.run("DELETE FROM idempotency_keys WHERE key_id = $1 AND token = $2 AND state = 'running'", [
+				keyId,
+				token,
+			]);
+			await tx.run(
+				"UPDATE idempotency_keys SET lease_time = 0 WHERE key_id = $1 AND token = $2 AND state = 'committed'",
+				[keyId, token],
+			);
 		});
 	}
 

@@ -43,10 +43,18 @@ export async function runOnce(ctx: Context, op: Operation, run: () => Promise<un
 	const now = Date.now();
 	const claim = await keys.claim(keyId, fingerprint, token, now, now + leaseMs);
 	if (claim.state !== "claimed" && claim.fingerprint !== fingerprint) {
-		throw new PlazaError(422, "IdempotencyKeyReused", "This Idempotency-Key was used for a different request; use a new key for a new request");
+		throw new PlazaError(
+			422,
+			"IdempotencyKeyReused",
+			"This Idempotency-Key was used for a different request; use a new key for a new request",
+		);
 	}
 	if (claim.state === "running") {
-		const error = new PlazaError(409, "IdempotencyKeyInUse", "A request with this Idempotency-Key is still running; retry later with the same key");
+		const error = new PlazaError(
+			409,
+			"IdempotencyKeyInUse",
+			"A request with this Idempotency-Key is still running; retry later with the same key",
+		);
 		(error.data as { retryAfter?: number }).retryAfter = 1;
 		throw error;
 	}
@@ -74,7 +82,8 @@ export async function runOnce(ctx: Context, op: Operation, run: () => Promise<un
 /** The keys of the domain that runs the write: every service with a catalogue write has a repository. */
 function keysOf(ctx: Context, op: Operation): IdempotencyKeys {
 	const keys = (ctx.service as (Service & WithRepository<unknown>) | null)?.idempotencyKeys;
-	if (!keys) throw new Error(`${op.action} runs writes but its service keeps no idempotency keys (it has no repositoryMixin)`);
+	if (!keys)
+		throw new Error(`${op.action} runs writes but its service keeps no idempotency keys (it has no repositoryMixin)`);
 	return keys;
 }
 
@@ -93,19 +102,37 @@ function scopeOf(ctx: Context, request: string): string {
 
 function answerLost(keys: IdempotencyKeys): PlazaError {
 	const done = keys.db ? "was carried out" : "may have been carried out";
-	return new PlazaError(409, "IdempotencyAnswerLost", `The request with this Idempotency-Key ${done}, but its node stopped before its answer was kept: read to see what it made, and do not send it again under a new key`);
+	return new PlazaError(
+		409,
+		"IdempotencyAnswerLost",
+		`The request with this Idempotency-Key ${done}, but its node stopped before its answer was kept: read to see what it made, and do not send it again under a new key`,
+	);
 }
 
 /** The outcome as the first request had it: its record, or its error thrown again. */
 function replay(meta: SessionMeta, outcome: Outcome): unknown {
-	if (outcome.error) throw new PlazaError(outcome.error.status, outcome.error.type, outcome.error.message, outcome.error.errors);
+	if (outcome.error)
+		throw new PlazaError(outcome.error.status, outcome.error.type, outcome.error.message, outcome.error.errors);
 	if (outcome.session) meta.session = outcome.session;
 	return outcome.result;
 }
 
 /** A refusal that a retry of the same request would meet again (a 4xx of Plaza's), kept as the answer. */
 function clientError(err: unknown): Outcome["error"] | undefined {
-	const e = err as { name?: string; code?: unknown; type?: unknown; message?: string; data?: { errors?: FieldError[] } };
-	if (e?.name !== "PlazaError" || typeof e.code !== "number" || typeof e.type !== "string" || e.code >= 500 || e.code === 429) return undefined;
+	const e = err as {
+		name?: string;
+		code?: unknown;
+		type?: unknown;
+		message?: string;
+		data?: { errors?: FieldError[] };
+	};
+	if (
+		e?.name !== "PlazaError" ||
+		typeof e.code !== "number" ||
+		typeof e.type !== "string" ||
+		e.code >= 500 ||
+		e.code === 429
+	)
+		return undefined;
 	return { status: e.code, type: e.type, message: e.message ?? e.type, errors: e.data?.errors ?? [] };
 }

@@ -27,7 +27,9 @@ export function keySecrets(serverSecret: Buffer, scope: string, key: string, req
 /** JSON with keys in order, so that the same request in another field order has the same fingerprint. */
 export function stableJson(value: unknown): string {
 	return JSON.stringify(value, (_key, v: unknown) =>
-		v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+		v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)
+			? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+			: v,
 	);
 }
 

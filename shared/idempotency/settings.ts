@@ -39,7 +39,8 @@ export function idempotencySettingsOf(broker: ServiceBroker): IdempotencySetting
  */
 function serverSecret(config: PlazaConfig): Buffer {
 	if (config.cluster.secret) return Buffer.from(hkdfSync("sha256", config.cluster.secret, "", "plaza idempotency", 32));
-	const dir = config.store.kind === "sqlite" ? config.store.dir : config.store.kind === "memory" ? undefined : config.dataDir;
+	const dir =
+		config.store.kind === "sqlite" ? config.store.dir : config.store.kind === "memory" ? undefined : config.dataDir;
 	if (!dir) return randomBytes(32);
 	const file = path.join(dir, secretFile);
 	fs.mkdirSync(dir, { recursive: true });

@@ -57,7 +57,8 @@ export function keyedWrites(db: SqlDatabase): SqlDatabase {
 				return result;
 			});
 	};
-	const statement = <T>(sql: string, direct: () => Promise<T>, inTransaction: (tx: SqlExecutor) => Promise<T>) => (!pending() || isReadOnly(sql) ? direct() : transaction(inTransaction));
+	const statement = <T>(sql: string, direct: () => Promise<T>, inTransaction: (tx: SqlExecutor) => Promise<T>) =>
+		!pending() || isReadOnly(sql) ? direct() : transaction(inTransaction);
 	return {
 		dialect: db.dialect,
 		all: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) =>

@@ -17,7 +17,10 @@ abstract class Family<S extends { labels: Labels }> implements MoleculerMetric {
 		readonly unit?: string,
 	) {}
 
-	/** The series of `key` (a caller's own name for its label set), made with `labels` the first time (a function: made only then). */
+	/**
+	 * The series of `key` (a caller's own name for its label set), made with `labels` the first time (a function: made
+	 * only then).
+	 */
 	series(key: string, labels: Labels | (() => Labels)): S {
 		let series = this.byKey.get(key);
 		if (!series) this.byKey.set(key, (series = this.create(typeof labels === "function" ? labels() : labels)));
@@ -104,8 +107,16 @@ export function boundFamilies(broker: object): MoleculerMetric[] {
 	return familiesOf.get(broker) ?? [];
 }
 
-/** The counter (or gauge) family `name` of a broker, made and added at its first use: for families several modules count into. */
-export function sharedValueFamily(broker: object, name: string, type: "counter" | "gauge", description: string): ValueFamily {
+/**
+ * The counter (or gauge) family `name` of a broker, made and added at its first use: for families several modules count
+ * into.
+ */
+export function sharedValueFamily(
+	broker: object,
+	name: string,
+	type: "counter" | "gauge",
+	description: string,
+): ValueFamily {
 	const known = boundFamilies(broker).find(family => family.name === name);
 	if (known instanceof ValueFamily) return known;
 	const family = new ValueFamily(name, type, description);

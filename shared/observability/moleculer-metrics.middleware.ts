@@ -40,32 +40,88 @@ export function moleculerMetricsMiddleware(): Middleware {
 		requests: new ValueFamily("moleculer.request.total", "counter", "Number of requests", "request"),
 		active: new ValueFamily("moleculer.request.active", "gauge", "Number of active requests", "request"),
 		errors: new ValueFamily("moleculer.request.error.total", "counter", "Number of request errors", "request"),
-		time: new HistogramFamily("moleculer.request.time", "Request times in milliseconds", "millisecond", millisecondBuckets),
+		time: new HistogramFamily(
+			"moleculer.request.time",
+			"Request times in milliseconds",
+			"millisecond",
+			millisecondBuckets,
+		),
 		levels: new ValueFamily("moleculer.request.levels", "counter", "Number of requests by context level", "request"),
 		emitted: new ValueFamily("moleculer.event.emit.total", "counter", "Number of emitted events", "event"),
 		broadcast: new ValueFamily("moleculer.event.broadcast.total", "counter", "Number of broadcast events", "event"),
-		broadcastLocal: new ValueFamily("moleculer.event.broadcast-local.total", "counter", "Number of local broadcast events", "event"),
+		broadcastLocal: new ValueFamily(
+			"moleculer.event.broadcast-local.total",
+			"counter",
+			"Number of local broadcast events",
+			"event",
+		),
 		received: new ValueFamily("moleculer.event.received.total", "counter", "Number of received events", "event"),
-		receivedActive: new ValueFamily("moleculer.event.received.active", "gauge", "Number of active event executions", "request"),
-		receivedErrors: new ValueFamily("moleculer.event.received.error.total", "counter", "Number of event execution errors", "request"),
-		receivedTime: new HistogramFamily("moleculer.event.received.time", "Execution time of events in milliseconds", "millisecond", millisecondBuckets),
+		receivedActive: new ValueFamily(
+			"moleculer.event.received.active",
+			"gauge",
+			"Number of active event executions",
+			"request",
+		),
+		receivedErrors: new ValueFamily(
+			"moleculer.event.received.error.total",
+			"counter",
+			"Number of event execution errors",
+			"request",
+		),
+		receivedTime: new HistogramFamily(
+			"moleculer.event.received.time",
+			"Execution time of events in milliseconds",
+			"millisecond",
+			millisecondBuckets,
+		),
 		published: new ValueFamily("moleculer.transit.publish.total", "counter", "Number of published packets", "packet"),
-		receivedPackets: new ValueFamily("moleculer.transit.receive.total", "counter", "Number of received packets", "packet"),
-		pendingRequests: new ValueFamily("moleculer.transit.requests.active", "gauge", "Number of active requests", "request"),
-		pendingStreams: new ValueFamily("moleculer.transit.streams.send.active", "gauge", "Number of active sent streams", "stream"),
+		receivedPackets: new ValueFamily(
+			"moleculer.transit.receive.total",
+			"counter",
+			"Number of received packets",
+			"packet",
+		),
+		pendingRequests: new ValueFamily(
+			"moleculer.transit.requests.active",
+			"gauge",
+			"Number of active requests",
+			"request",
+		),
+		pendingStreams: new ValueFamily(
+			"moleculer.transit.streams.send.active",
+			"gauge",
+			"Number of active sent streams",
+			"stream",
+		),
 		sent: new ValueFamily("moleculer.transporter.packets.sent.total", "counter", "Number of sent packets", "packet"),
 		sentBytes: new ValueFamily("moleculer.transporter.packets.sent.bytes", "counter", "Number of sent bytes", "byte"),
-		receivedTotal: new ValueFamily("moleculer.transporter.packets.received.total", "counter", "Number of received packets", "packet"),
-		receivedBytes: new ValueFamily("moleculer.transporter.packets.received.bytes", "counter", "Number of received bytes", "byte"),
+		receivedTotal: new ValueFamily(
+			"moleculer.transporter.packets.received.total",
+			"counter",
+			"Number of received packets",
+			"packet",
+		),
+		receivedBytes: new ValueFamily(
+			"moleculer.transporter.packets.received.bytes",
+			"counter",
+			"Number of received bytes",
+			"byte",
+		),
 	};
-	/** Whether the broker behind a hook's `this` (the broker, its transit or its transporter) keeps metrics; hooks run before `created`. */
+	/**
+	 * Whether the broker behind a hook's `this` (the broker, its transit or its transporter) keeps metrics; hooks run
+	 * before `created`.
+	 */
 	const enabledFor = (self: unknown) => {
 		const broker = self instanceof ServiceBroker ? self : (self as { broker?: ServiceBroker }).broker;
 		return !!broker?.isMetricsEnabled();
 	};
 
 	/** Counts `name`'s series of one label, for hooks that see only a name (events, packet types). */
-	/** A transporter hook counting packets and their bytes (its second argument); the series made when it is wired, so a process with no transporter shows none (as Moleculer did). */
+	/**
+	 * A transporter hook counting packets and their bytes (its second argument); the series made when it is wired, so a
+	 * process with no transporter shows none (as Moleculer did).
+	 */
 	const countingPackets = (packets: ValueFamily, bytes: ValueFamily) =>
 		function (this: unknown, next: Handler) {
 			if (!enabledFor(this)) return next;
@@ -77,7 +133,8 @@ export function moleculerMetricsMiddleware(): Middleware {
 				return next.apply(this, args);
 			};
 		};
-	const countBy = (values: ValueFamily, label: string) => (name: unknown) => values.series(String(name), () => ({ [label]: name })).value++;
+	const countBy = (values: ValueFamily, label: string) => (name: unknown) =>
+		values.series(String(name), () => ({ [label]: name })).value++;
 	// The levels a call can have are few: their series by level.
 	const levels: ValueSeries[] = [];
 	const levelSeries = (level: number) => (levels[level] ??= family.levels.series(String(level), { level }));
@@ -92,7 +149,11 @@ export function moleculerMetricsMiddleware(): Middleware {
 			if (!series) {
 				const labels = { service, action: name, type, caller };
 				const key = `${name}|${type}|${caller ?? ""}`;
-				series = { requests: family.requests.series(key, labels), active: family.active.series(key, labels), time: family.time.series(key, labels) };
+				series = {
+					requests: family.requests.series(key, labels),
+					active: family.active.series(key, labels),
+					time: family.time.series(key, labels),
+				};
 				byCaller.set(caller, series);
 			}
 			return series;
@@ -110,7 +171,13 @@ export function moleculerMetricsMiddleware(): Middleware {
 			};
 			return whenSettled(next.call(this, ctx) as Promise<unknown>, done, err => {
 				const failure = errorLabels(err);
-				family.errors.series(`${name}|${type}|${caller ?? ""}|${failure.key}`, { service, action: name, type, caller, ...failure.labels }).value++;
+				family.errors.series(`${name}|${type}|${caller ?? ""}|${failure.key}`, {
+					service,
+					action: name,
+					type,
+					caller,
+					...failure.labels,
+				}).value++;
 			});
 		};
 	}
@@ -165,7 +232,15 @@ export function moleculerMetricsMiddleware(): Middleware {
 		emit: counting(countBy(family.emitted, "event")),
 		broadcast: counting(countBy(family.broadcast, "event")),
 		broadcastLocal: counting(countBy(family.broadcastLocal, "event")),
-		transitPublish(this: { broker: ServiceBroker; pendingRequests: Map<unknown, unknown>; pendingReqStreams: Map<unknown, unknown>; pendingResStreams: Map<unknown, unknown> }, next: Handler) {
+		transitPublish(
+			this: {
+				broker: ServiceBroker;
+				pendingRequests: Map<unknown, unknown>;
+				pendingReqStreams: Map<unknown, unknown>;
+				pendingResStreams: Map<unknown, unknown>;
+			},
+			next: Handler,
+		) {
 			if (!enabledFor(this)) return next;
 			const requests = family.pendingRequests.series("", {});
 			const streams = family.pendingStreams.series("", {});

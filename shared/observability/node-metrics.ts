@@ -24,7 +24,9 @@ function nodeRegistry(): Registry {
 	return registry;
 }
 
-/** The Node.js metrics as they are now (prom-client collects asynchronously; concurrent scrapes share one collection). */
+/**
+ * The Node.js metrics as they are now (prom-client collects asynchronously; concurrent scrapes share one collection).
+ */
 export function nodeMetricsText(): Promise<string> {
 	refreshing ??= nodeRegistry()
 		.metrics()

@@ -23,8 +23,9 @@ export interface MetricNaming {
 	labelsToStr(labels: Record<string, unknown>, extra?: Record<string, unknown>): string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a metric's value: a number, or whatever scalar a reporter left there
-const number = (value: unknown) => (typeof value === "number" && !Number.isNaN(value) ? String(value) : value == null ? "NaN" : String(value));
+const number = (value: unknown) =>
+	// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a metric's value: a number, or whatever scalar a reporter left there
+	typeof value === "number" && !Number.isNaN(value) ? String(value) : value == null ? "NaN" : String(value);
 
 /**
  * Moleculer's metrics as valid Prometheus text. Moleculer's own reporter writes a histogram's
@@ -42,7 +43,14 @@ export function prometheusFormat(metrics: Iterable<MoleculerMetric>, naming: Met
 		const name = naming.formatMetricName(metric.name).replace(/[.-]/g, "_");
 		const help = metric.description ?? metric.name + (metric.unit ? ` (${metric.unit})` : "");
 		const withBuckets = metric.type === "histogram" && items.some(item => item.buckets);
-		const type = metric.type === "info" ? "gauge" : metric.type !== "histogram" ? metric.type : withBuckets ? "histogram" : "summary";
+		const type =
+			metric.type === "info"
+				? "gauge"
+				: metric.type !== "histogram"
+					? metric.type
+					: withBuckets
+						? "histogram"
+						: "summary";
 		content.push(`# HELP ${name} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`, `# TYPE ${name} ${type}`);
 		for (const item of items) content.push(...seriesOf(name, type, metric, item, naming));
 		content.push("");
@@ -50,7 +58,13 @@ export function prometheusFormat(metrics: Iterable<MoleculerMetric>, naming: Met
 	return content.join("\n");
 }
 
-function seriesOf(name: string, type: string, metric: MoleculerMetric, item: SnapshotItem, naming: MetricNaming): string[] {
+function seriesOf(
+	name: string,
+	type: string,
+	metric: MoleculerMetric,
+	item: SnapshotItem,
+	naming: MetricNaming,
+): string[] {
 	const labels = (extra?: Record<string, unknown>) => naming.labelsToStr(item.labels, extra);
 	if (metric.type === "info") return [`${name}${labels({ value: item.value })} 1`];
 	if (type === "counter" || type === "gauge") return [`${name}${labels()} ${number(item.value)}`];
@@ -61,7 +75,8 @@ function seriesOf(name: string, type: string, metric: MoleculerMetric, item: Sna
 		lines.push(`${name}_bucket${labels({ le: "+Inf" })} ${number(item.count)}`);
 	} else {
 		const quantiles = Object.keys(item.quantiles ?? {}).sort((a, b) => Number(a) - Number(b));
-		for (const quantile of quantiles) lines.push(`${name}${labels({ quantile })} ${number(item.quantiles?.[quantile])}`);
+		for (const quantile of quantiles)
+			lines.push(`${name}${labels({ quantile })} ${number(item.quantiles?.[quantile])}`);
 	}
 	lines.push(`${name}_sum${labels()} ${number(item.sum)}`, `${name}_count${labels()} ${number(item.count)}`);
 	return lines;

@@ -16,7 +16,12 @@ interface TracedRequest {
  * tags are the method, the path (never the query, which may carry credentials), the operation and
  * the status. Without tracing no span is made, but a caller's trace context is still answered.
  */
-export function startRequestSpan(ctx: Context, req: TracedRequest, res: ServerResponse, trace: TraceParent | undefined): void {
+export function startRequestSpan(
+	ctx: Context,
+	req: TracedRequest,
+	res: ServerResponse,
+	trace: TraceParent | undefined,
+): void {
 	if (trace) res.setHeader("traceparent", traceparentOf(trace, spanIdOf(ctx.id)));
 	if (!ctx.broker.isTracingEnabled()) return;
 	const span = ctx.startSpan(`HTTP ${req.method ?? "GET"}`, {
@@ -30,7 +35,10 @@ export function startRequestSpan(ctx: Context, req: TracedRequest, res: ServerRe
 	});
 	ctx.tracing = span.sampled;
 	res.once("close", () => {
-		span.addTags({ http: { path: (req.$rawUrl ?? req.url ?? "").split("?")[0], status_code: res.statusCode }, operation: req.$operation?.name ?? null });
+		span.addTags({
+			http: { path: (req.$rawUrl ?? req.url ?? "").split("?")[0], status_code: res.statusCode },
+			operation: req.$operation?.name ?? null,
+		});
 		ctx.finishSpan(span);
 	});
 }

@@ -20,10 +20,15 @@ export function parseTraceparent(header: IncomingHttpHeaders["traceparent"]): Tr
 /** The caller asked for its trace to be recorded (the flags' sampled bit). */
 export const isSampled = (trace: TraceParent) => (parseInt(trace.flags, 16) & 1) === 1;
 
-/** A span id as W3C and Zipkin write it, from a Moleculer id (a UUID): its first 16 hex digits, as Moleculer's Zipkin exporter takes them. */
+/**
+ * A span id as W3C and Zipkin write it, from a Moleculer id (a UUID): its first 16 hex digits, as Moleculer's Zipkin
+ * exporter takes them.
+ */
 export const spanIdOf = (id: string) => id.replace(/-/g, "").slice(0, 16).padEnd(16, "0");
 
-/** The header an answer carries: the caller's trace, with Plaza's span (the request's) as the parent of what follows. */
+/**
+ * The header an answer carries: the caller's trace, with Plaza's span (the request's) as the parent of what follows.
+ */
 export function traceparentOf(trace: TraceParent, spanId: string): string {
 	return `00-${trace.traceId}-${spanId}-${trace.flags}`;
 }

@@ -14,7 +14,8 @@ export function tracingOptions(cluster: ClusterConfig): TracerOptions {
 	// Moleculer takes exporter instances too, though its typings list only names and option records.
 	const exporter: Array<{ type: "Console" } | TracerExporters.Base> = [];
 	if (cluster.tracing) exporter.push({ type: "Console" });
-	if (cluster.traceExport) exporter.push(new PlazaZipkinExporter({ baseURL: cluster.traceExport.endpoint.replace(zipkinSpansPath, "") }));
+	if (cluster.traceExport)
+		exporter.push(new PlazaZipkinExporter({ baseURL: cluster.traceExport.endpoint.replace(zipkinSpansPath, "") }));
 	if (exporter.length === 0) return { enabled: false };
 	return {
 		enabled: true,

@@ -42,8 +42,14 @@ export class PlazaZipkinExporter extends TracerExporters.Zipkin {
 		const spans = this.generateTracingData();
 		this.queue.length = 0;
 		try {
-			const res = await fetch(`${this.opts.baseURL}/api/v2/spans`, { method: "POST", body: JSON.stringify(spans), headers: this.opts.headers, signal: AbortSignal.timeout(5_000) });
-			if (res.status >= 400) this.logger.warn(`The trace collector refused ${spans.length} spans: ${res.status} ${res.statusText}`);
+			const res = await fetch(`${this.opts.baseURL}/api/v2/spans`, {
+				method: "POST",
+				body: JSON.stringify(spans),
+				headers: this.opts.headers,
+				signal: AbortSignal.timeout(5_000),
+			});
+			if (res.status >= 400)
+				this.logger.warn(`The trace collector refused ${spans.length} spans: ${res.status} ${res.statusText}`);
 		} catch (err) {
 			this.logger.warn(`The trace collector could not be reached: ${(err as Error).message}`);
 		}

@@ -41,7 +41,10 @@ export class MongoBlobs implements BlobStore {
 		const written = upload.gridFSFile;
 		if (!written) throw new Error(`The blob ${id} was not written`);
 		// Only the versions before this one: of two puts at once, the later stays whichever finishes first.
-		await this.drop({ filename: id, $or: [{ uploadDate: { $lt: written.uploadDate } }, { uploadDate: written.uploadDate, _id: { $lt: written._id } }] });
+		await this.drop({
+			filename: id,
+			$or: [{ uploadDate: { $lt: written.uploadDate } }, { uploadDate: written.uploadDate, _id: { $lt: written._id } }],
+		});
 	}
 
 	async get(id: string) {

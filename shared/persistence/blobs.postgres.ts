@@ -17,7 +17,10 @@ export class PostgresBlobs implements BlobStore {
 	async close() {}
 
 	async put(id: string, bytes: Buffer) {
-		await this.db.run("INSERT INTO plaza_blobs (id, data) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data", [id, bytes]);
+		await this.db.run(
+			"INSERT INTO plaza_blobs (id, data) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data",
+			[id, bytes],
+		);
 	}
 
 	async get(id: string) {

@@ -31,8 +31,16 @@ export async function readLegacyCollection(file: string): Promise<LegacyDoc[]> {
  * `plaza_imports` only after every document is written, so a crash in between repeats it at the
  * next start. The NeDB files are left in place (renaming nothing a user might want back).
  */
-export async function importLegacyOnce<Repo>(db: SqlDatabase, dir: string, domain: string, repo: Repo, legacy: LegacyImport<Repo>): Promise<number> {
-	await db.run("CREATE TABLE IF NOT EXISTS plaza_imports (domain TEXT PRIMARY KEY, imported_time BIGINT NOT NULL, records INTEGER NOT NULL)");
+export async function importLegacyOnce<Repo>(
+	db: SqlDatabase,
+	dir: string,
+	domain: string,
+	repo: Repo,
+	legacy: LegacyImport<Repo>,
+): Promise<number> {
+	await db.run(
+		"CREATE TABLE IF NOT EXISTS plaza_imports (domain TEXT PRIMARY KEY, imported_time BIGINT NOT NULL, records INTEGER NOT NULL)",
+	);
 	if (await db.get("SELECT domain FROM plaza_imports WHERE domain = $1", [domain])) return 0;
 	let records = 0;
 	for (const [collection, write] of Object.entries(legacy)) {
@@ -43,6 +51,9 @@ export async function importLegacyOnce<Repo>(db: SqlDatabase, dir: string, domai
 			records += 1;
 		}
 	}
-	await db.run("INSERT INTO plaza_imports (domain, imported_time, records) VALUES ($1, $2, $3) ON CONFLICT (domain) DO NOTHING", [domain, Date.now(), records]);
+	await db.run(
+		"INSERT INTO plaza_imports (domain, imported_time, records) VALUES ($1, $2, $3) ON CONFLICT (domain) DO NOTHING",
+		[domain, Date.now(), records],
+	);
 	return records;
 }

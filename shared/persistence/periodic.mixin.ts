@@ -6,7 +6,12 @@ import { WithRepository } from "./repository.mixin";
  * when `atStart`); a failed run is a warning that names `what`, and the next run comes as planned.
  * `S`: what the service it is mixed into has beside Service's own (its methods, its repository's keys).
  */
-export function periodicMixin<R, S extends object = object>(everyMs: number, what: string, job: (repo: R, service: Service & S) => Promise<unknown>, options: { atStart?: boolean } = {}): Partial<ServiceSchema> {
+export function periodicMixin<R, S extends object = object>(
+	everyMs: number,
+	what: string,
+	job: (repo: R, service: Service & S) => Promise<unknown>,
+	options: { atStart?: boolean } = {},
+): Partial<ServiceSchema> {
 	let timer: NodeJS.Timeout | undefined;
 	return {
 		started(this: Service) {

@@ -52,14 +52,22 @@ const purgeKeysEveryMs = 60 * 1000;
 export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOptions<Repo>): Partial<ServiceSchema> {
 	type This = Service & WithRepository<Repo> & { migrateSchema: () => Promise<number[]> };
 	return {
-		mixins: [periodicMixin<Repo, WithRepository<Repo>>(purgeKeysEveryMs, "Purging expired idempotency keys", async (_repo, service) => service.idempotencyKeys?.removeExpired(Date.now()))],
+		mixins: [
+			periodicMixin<Repo, WithRepository<Repo>>(
+				purgeKeysEveryMs,
+				"Purging expired idempotency keys",
+				async (_repo, service) => service.idempotencyKeys?.removeExpired(Date.now()),
+			),
+		],
 
 		created(this: Service) {
 			const self = this as This;
 			if (store.kind === "mongo") {
 				const mongo = options.mongo;
 				const db = openMongo(store.uri);
-				const announce = announcedDomains.has(options.domain) ? domainAnnouncer(options.domain, this.broker) : undefined;
+				const announce = announcedDomains.has(options.domain)
+					? domainAnnouncer(options.domain, this.broker)
+					: undefined;
 				self.repo = mongo.create(new MongoStore(db, announce));
 				self.idempotencyKeys = new MongoIdempotencyKeys(new MongoStore(db));
 				self.migrateSchema = async () => {
@@ -69,7 +77,8 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 				return;
 			}
 			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
-			// Writes mark an Idempotency-Key's claim, and in announced domains move their generation (docs/architecture.md, Keyed writes; Domain generations).
+			// Writes mark an Idempotency-Key's claim, and in announced domains move their generation (docs/architecture.md,
+			// Keyed writes; Domain generations).
 			const keyed = keyedWrites(db);
 			const sql = announcedDomains.has(options.domain) ? announcingChanges(keyed, options.domain, this.broker) : keyed;
 			self.db = sql;
@@ -86,7 +95,8 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 			for (;;) {
 				try {
 					const applied = await self.migrateSchema();
-					if (applied.length) this.logger.info(`Schema of ${options.domain} migrated to version ${applied[applied.length - 1]}`);
+					if (applied.length)
+						this.logger.info(`Schema of ${options.domain} migrated to version ${applied[applied.length - 1]}`);
 					break;
 				} catch (err) {
 					if (store.kind !== "postgres" && store.kind !== "mongo") throw err;
@@ -96,7 +106,8 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 			}
 			if (store.kind === "sqlite" && options.legacy && self.db) {
 				const imported = await importLegacyOnce(self.db, store.dir, options.domain, self.repo, options.legacy);
-				if (imported) this.logger.info(`Imported ${imported} records of ${options.domain} from the former embedded store`);
+				if (imported)
+					this.logger.info(`Imported ${imported} records of ${options.domain} from the former embedded store`);
 			}
 		},
 

@@ -11,7 +11,9 @@ import { batchedBroadcast } from "../bus/turn-batch";
  */
 export const streamEventName = "plaza.streams";
 
-/** The records a stream carries, by the type its selector names (`cmd.Post`): the API's own record schemas write them. */
+/**
+ * The records a stream carries, by the type its selector names (`cmd.Post`): the API's own record schemas write them.
+ */
 export const streamRecords = { Post, Comment, Tag, Connection, NetworkMember } satisfies Record<string, Joi.Schema>;
 
 export type StreamRecordType = keyof typeof streamRecords;
@@ -23,13 +25,19 @@ export type StreamRecordType = keyof typeof streamRecords;
  * their networks) meets none of them never gets it, whatever its keys.
  */
 export interface StreamEvent {
-	/** Stamped by the writer's node, so every gateway knows the same event by the same id (replay after a reconnect elsewhere). */
+	/**
+	 * Stamped by the writer's node, so every gateway knows the same event by the same id (replay after a reconnect
+	 * elsewhere).
+	 */
 	id: number;
 	type: StreamRecordType;
 	body: unknown;
 	keys: string[];
 	readers?: string[];
-	/** What kept answers it makes stale (a new post: the kept lists of its sources), dropped by every gateway before its streams hear it. */
+	/**
+	 * What kept answers it makes stale (a new post: the kept lists of its sources), dropped by every gateway before its
+	 * streams hear it.
+	 */
 	drops?: Invalidation;
 }
 
@@ -63,12 +71,27 @@ const broadcastStreamEvent = batchedBroadcast<StreamEvent>(streamEventName);
  * leave in one packet per node: a commit group's writes are answered in one turn, and a packet each
  * was a sixth of a gateway's CPU under D1 CreatePost (see docs/performance.md).
  */
-export async function announce(ctx: Context, type: StreamRecordType, body: unknown, keys: readonly string[], { readers, drops }: Announcing = {}): Promise<void> {
-	const event: StreamEvent = { id: nextStreamEventId(), type, body, keys: [...new Set(keys)], ...(readers ? { readers: [...new Set(readers)] } : {}), ...(drops ? { drops } : {}) };
+export async function announce(
+	ctx: Context,
+	type: StreamRecordType,
+	body: unknown,
+	keys: readonly string[],
+	{ readers, drops }: Announcing = {},
+): Promise<void> {
+	const event: StreamEvent = {
+		id: nextStreamEventId(),
+		type,
+		body,
+		keys: [...new Set(keys)],
+		...(readers ? { readers: [...new Set(readers)] } : {}),
+		...(drops ? { drops } : {}),
+	};
 	if (drops) applyInvalidation(ctx.broker, drops);
 	try {
 		await broadcastStreamEvent(ctx.broker, event);
 	} catch (err) {
-		ctx.broker.getLogger("streams").warn({ event: "stream-announce-failed", type, error: err }, `Announcing a ${type} to the streams failed`);
+		ctx.broker
+			.getLogger("streams")
+			.warn({ event: "stream-announce-failed", type, error: err }, `Announcing a ${type} to the streams failed`);
 	}
 }

@@ -23,7 +23,9 @@ export function newOrderedGuid(now = Date.now()): string {
 	const counter = sequence.next++;
 	// The rest from a random (version 4) UUID, its variant bits included: randomUUID draws from a pool
 	// (0.3 µs), where randomBytes asks the system each time (4.8 µs).
-	return now.toString(16).padStart(12, "0").slice(-12) + "7" + counter.toString(16).padStart(3, "0") + newGuid().slice(16);
+	return (
+		now.toString(16).padStart(12, "0").slice(-12) + "7" + counter.toString(16).padStart(3, "0") + newGuid().slice(16)
+	);
 }
 
 /** The millisecond of the last ordered GUID and the count its next one takes. */

@@ -30,7 +30,9 @@ export const w = Joi.extend(
 		messages: { "string.unstorable": "{{#label}} must not contain a NUL character or an unpaired surrogate" },
 		// Runs after Joi's own string checks and before the rules (max, email…): one error for the field.
 		validate(value: unknown, helpers) {
-			return typeof value === "string" && !isStorableText(value) ? { value, errors: [helpers.error("string.unstorable")] } : undefined;
+			return typeof value === "string" && !isStorableText(value)
+				? { value, errors: [helpers.error("string.unstorable")] }
+				: undefined;
 		},
 	},
 	{

@@ -35,7 +35,9 @@ type PresentKeys<F> = { [K in keyof F]: F[K] extends Yields<unknown, true> ? K :
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
 /** An object of these fields: required and defaulted ones always there, the others optional. */
-export type ObjectOf<F extends Fields> = Flat<{ [K in PresentKeys<F>]: Infer<F[K]> } & { [K in Exclude<keyof F, PresentKeys<F>>]?: Infer<F[K]> }>;
+export type ObjectOf<F extends Fields> = Flat<
+	{ [K in PresentKeys<F>]: Infer<F[K]> } & { [K in Exclude<keyof F, PresentKeys<F>>]?: Infer<F[K]> }
+>;
 
 /** `object(fields)`, or without fields a dictionary made by `pattern(key, value)`. */
 export type TypedObject<T> = {
@@ -43,7 +45,10 @@ export type TypedObject<T> = {
 } & Typed<Joi.ObjectSchema, T>;
 
 /** `array()` yields what its `items(schema)` yield. */
-export type TypedArray = { items<I extends Joi.Schema>(item: I): Typed<Joi.ArraySchema, Array<Infer<I>>> } & Typed<Joi.ArraySchema, unknown[]>;
+export type TypedArray = { items<I extends Joi.Schema>(item: I): Typed<Joi.ArraySchema, Array<Infer<I>>> } & Typed<
+	Joi.ArraySchema,
+	unknown[]
+>;
 
 /** The builders of `w` whose schemas carry their types (the rest of Joi's root is as Joi types it). */
 export interface TypedBuilders {

@@ -42,7 +42,9 @@ function compile(d: Description): Writer {
 							)
 						: undefined;
 			}
-			const fields = Object.entries(d.keys ?? {}).map(([name, sub]) => [name, compile(sub), sub.type === "array" || sub.type === "list"] as const);
+			const fields = Object.entries(d.keys ?? {}).map(
+				([name, sub]) => [name, compile(sub), sub.type === "array" || sub.type === "list"] as const,
+			);
 			return value => {
 				if (value === null || typeof value !== "object") return undefined;
 				const source = value as Record<string, unknown>;
@@ -61,7 +63,12 @@ function compile(d: Description): Writer {
 			return value => (Array.isArray(value) ? value.filter(v => v !== null && v !== undefined).map(item) : []);
 		}
 		case "timestamp":
-			return value => (typeof value === "number" ? toWireDate(value) : typeof value === "string" ? toWireDate(Date.parse(value)) : undefined);
+			return value =>
+				typeof value === "number"
+					? toWireDate(value)
+					: typeof value === "string"
+						? toWireDate(Date.parse(value))
+						: undefined;
 		default:
 			return value => value;
 	}

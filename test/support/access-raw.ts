@@ -11,13 +11,23 @@ export interface RawAnswer {
  * a request line with raw bytes, which fetch and every client library refuse to send. One request per
  * connection (Connection: close is added); the answer is read to the end.
  */
-export function rawRequest(url: string, requestLine: Buffer | string, headers: Array<[string, Buffer | string]>, body: Buffer | string = ""): Promise<RawAnswer> {
+export function rawRequest(
+	url: string,
+	requestLine: Buffer | string,
+	headers: Array<[string, Buffer | string]>,
+	body: Buffer | string = "",
+): Promise<RawAnswer> {
 	const { hostname, port } = new URL(url);
 	const bytes = (b: Buffer | string) => (typeof b === "string" ? Buffer.from(b, "latin1") : b);
 	const payload = bytes(body);
 	const lines = [
 		bytes(requestLine),
-		...[...headers, ["Host", `${hostname}:${port}`] as const, ["Connection", "close"] as const, ["Content-Length", String(payload.length)] as const].map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `), bytes(value)])),
+		...[
+			...headers,
+			["Host", `${hostname}:${port}`] as const,
+			["Connection", "close"] as const,
+			["Content-Length", String(payload.length)] as const,
+		].map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `), bytes(value)])),
 	];
 	const head = Buffer.concat([...lines.flatMap(line => [line, Buffer.from("\r\n")]), Buffer.from("\r\n")]);
 	return new Promise((resolve, reject) => {

@@ -56,17 +56,51 @@ const freshUser = async (w: World) => (await createUser(w.plaza)).Id;
 export async function makeWorld(plaza: TestPlaza, owner: Session): Promise<World> {
 	const other = await createUser(plaza);
 	const publicPost = await ok(owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "a public post" }));
-	const privatePost = await ok(owner.http("POST", "/Posts", { AuthorId: owner.userId, Content: "a private post", IsPrivate: true, Tags: ["matrix"] }));
-	const privateComment = await ok(owner.http("POST", `/Posts/${privatePost.Id}/Comments`, { AuthorId: owner.userId, Content: "a private comment" }));
-	const privatePicture = await ok(owner.http("POST", "/Pictures", { OwnerId: owner.userId, PostId: privatePost.Id, ContentType: "image/gif", Data: gifData }));
-	const network = await ok(owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "The owner's closed network" }));
+	const privatePost = await ok(
+		owner.http("POST", "/Posts", {
+			AuthorId: owner.userId,
+			Content: "a private post",
+			IsPrivate: true,
+			Tags: ["matrix"],
+		}),
+	);
+	const privateComment = await ok(
+		owner.http("POST", `/Posts/${privatePost.Id}/Comments`, { AuthorId: owner.userId, Content: "a private comment" }),
+	);
+	const privatePicture = await ok(
+		owner.http("POST", "/Pictures", {
+			OwnerId: owner.userId,
+			PostId: privatePost.Id,
+			ContentType: "image/gif",
+			Data: gifData,
+		}),
+	);
+	const network = await ok(
+		owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "The owner's closed network" }),
+	);
 	const venue = await ok(owner.http("POST", "/Venues", { OwnerId: owner.userId, Name: "The owner's venue" }));
 	await ok(owner.http("POST", `/Venues/${venue.Id}/Members`, { UserId: other.Id }));
 	const reservation = await ok(owner.http("POST", "/Reservations", { Email: `${unique("invitee")}@example.org` }));
-	const avatar = await ok(owner.http("POST", `/Users/${owner.userId}/Avatars`, { ContentType: "image/gif", Data: gifData }));
+	const avatar = await ok(
+		owner.http("POST", `/Users/${owner.userId}/Avatars`, { ContentType: "image/gif", Data: gifData }),
+	);
 	const system = await ok(plaza.admin("POST", "/Systems", { Name: "Matrix system" }));
 	const workItem = await ok(owner.http("POST", "/WorkItems", { ShortDescription: "a work item" }));
-	return { plaza, owner, other, publicPost, privatePost, privateComment, privatePicture, network, venue, reservation, avatar, systemId: Number(system.Id), workItem };
+	return {
+		plaza,
+		owner,
+		other,
+		publicPost,
+		privatePost,
+		privateComment,
+		privatePicture,
+		network,
+		venue,
+		reservation,
+		avatar,
+		systemId: Number(system.Id),
+		workItem,
+	};
 }
 
 /**
@@ -75,7 +109,10 @@ export async function makeWorld(plaza: TestPlaza, owner: Session): Promise<World
  */
 export const rows: Record<string, Row> = {
 	Registration: { params: async () => ({ UserName: unique("matrix"), Password: password }) },
-	Auth: { params: async w => ({ provider: "credentials", UserName: w.owner.userName, Password: w.owner.password }), routeIndex: 3 },
+	Auth: {
+		params: async w => ({ provider: "credentials", UserName: w.owner.userName, Password: w.owner.password }),
+		routeIndex: 3,
+	},
 	CreateUser: { params: async () => ({ FirstName: "Created", LastName: "ByMatrix" }) },
 	FindUser: { params: async w => ({ Id: w.owner.userId }) },
 	AllUsers: { params: async () => ({ Limit: 5 }) },
@@ -85,14 +122,22 @@ export const rows: Record<string, Row> = {
 	CreateConnection: { params: async w => ({ OwnerId: w.owner.userId, ConnectToId: await freshUser(w) }) },
 	DeleteConnection: {
 		params: async w => {
-			const [mine] = (await w.owner.http<WireRecord[]>("POST", "/Connections", { OwnerId: w.owner.userId, ConnectToId: await freshUser(w) })).body;
+			const [mine] = (
+				await w.owner.http<WireRecord[]>("POST", "/Connections", {
+					OwnerId: w.owner.userId,
+					ConnectToId: await freshUser(w),
+				})
+			).body;
 			return { Id: mine.Id, OwnerId: w.owner.userId };
 		},
 	},
 	UserConnections: { params: async w => ({ UserId: w.owner.userId }) },
 	CreateNetwork: { params: async w => ({ OwnerId: w.owner.userId, Name: unique("network") }) },
 	FindNetwork: { params: async w => ({ Id: w.network.Id }) },
-	CreateNetworkMember: { params: async w => ({ NetworkId: w.network.Id, UserId: await freshUser(w) }), ownedBy: { record: "a closed network", stranger: 403 } },
+	CreateNetworkMember: {
+		params: async w => ({ NetworkId: w.network.Id, UserId: await freshUser(w) }),
+		ownedBy: { record: "a closed network", stranger: 403 },
+	},
 	NetworkMembers: { params: async w => ({ NetworkId: w.network.Id }) },
 	UserNetworks: { params: async w => ({ UserId: w.owner.userId }) },
 	CreateSubscription: { params: async w => ({ SubscriberId: w.owner.userId, SubscribedToId: await freshUser(w) }) },
@@ -107,22 +152,49 @@ export const rows: Record<string, Row> = {
 
 	CreatePost: { params: async w => ({ AuthorId: w.owner.userId, Content: "posted by the matrix" }) },
 	FindPost: { params: async w => ({ Id: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },
-	CreatePostRecipient: { params: async w => ({ PostId: w.publicPost.Id, RecipientId: w.other.Id }), ownedBy: { record: "a post", stranger: 403 } },
-	CreateNetworkRecipient: { params: async w => ({ PostId: w.publicPost.Id, NetworkId: w.network.Id }), ownedBy: { record: "a post", stranger: 403 } },
-	AllPostRecipients: { params: async w => ({ Id: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },
-	CreateTag: { params: async w => ({ PostId: w.publicPost.Id, Value: "tagged" }), ownedBy: { record: "a post", stranger: 403 } },
+	CreatePostRecipient: {
+		params: async w => ({ PostId: w.publicPost.Id, RecipientId: w.other.Id }),
+		ownedBy: { record: "a post", stranger: 403 },
+	},
+	CreateNetworkRecipient: {
+		params: async w => ({ PostId: w.publicPost.Id, NetworkId: w.network.Id }),
+		ownedBy: { record: "a post", stranger: 403 },
+	},
+	AllPostRecipients: {
+		params: async w => ({ Id: w.privatePost.Id }),
+		ownedBy: { record: "a private post", stranger: 404 },
+	},
+	CreateTag: {
+		params: async w => ({ PostId: w.publicPost.Id, Value: "tagged" }),
+		ownedBy: { record: "a post", stranger: 403 },
+	},
 	SearchPostsByTag: { params: async () => ({ TagNames: "matrix" }) },
 	UserFeed: { params: async w => ({ UserId: w.owner.userId }) },
 	UserPosts: { params: async w => ({ UserId: w.owner.userId }) },
 	CreateComment: { params: async w => ({ PostId: w.publicPost.Id, AuthorId: w.owner.userId, Content: "a comment" }) },
-	FindComment: { params: async w => ({ Id: w.privateComment.Id }), ownedBy: { record: "a private post's comment", stranger: 404 } },
-	PostComments: { params: async w => ({ PostId: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },
-	PostActivities: { params: async w => ({ PostId: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },
+	FindComment: {
+		params: async w => ({ Id: w.privateComment.Id }),
+		ownedBy: { record: "a private post's comment", stranger: 404 },
+	},
+	PostComments: {
+		params: async w => ({ PostId: w.privatePost.Id }),
+		ownedBy: { record: "a private post", stranger: 404 },
+	},
+	PostActivities: {
+		params: async w => ({ PostId: w.privatePost.Id }),
+		ownedBy: { record: "a private post", stranger: 404 },
+	},
 
 	CreateVenue: { params: async w => ({ OwnerId: w.owner.userId, Name: unique("venue") }) },
 	FindVenue: { params: async w => ({ Id: w.venue.Id }) },
-	CreateVenueMember: { params: async w => ({ VenueId: w.venue.Id, UserId: await freshUser(w) }), ownedBy: { record: "a venue", stranger: 403 } },
-	UpdateVenueMember: { params: async w => ({ VenueId: w.venue.Id, UserId: w.other.Id, RoleId: w.workItem.Id }), ownedBy: { record: "a venue", stranger: 403 } },
+	CreateVenueMember: {
+		params: async w => ({ VenueId: w.venue.Id, UserId: await freshUser(w) }),
+		ownedBy: { record: "a venue", stranger: 403 },
+	},
+	UpdateVenueMember: {
+		params: async w => ({ VenueId: w.venue.Id, UserId: w.other.Id, RoleId: w.workItem.Id }),
+		ownedBy: { record: "a venue", stranger: 403 },
+	},
 	VenueMembers: { params: async w => ({ VenueId: w.venue.Id }) },
 	UserVenues: { params: async w => ({ UserId: w.owner.userId }) },
 
@@ -131,18 +203,28 @@ export const rows: Record<string, Row> = {
 	AllSystems: { params: async () => ({}) },
 	CreateWorkItem: { params: async () => ({ ShortDescription: "made by the matrix" }) },
 	FindWorkItem: { params: async w => ({ Id: w.workItem.Id }) },
-	CreateServiceMap: { params: async w => ({ SystemId: w.systemId, ReferenceId: unique("ref"), WorkItemId: w.workItem.Id }) },
+	CreateServiceMap: {
+		params: async w => ({ SystemId: w.systemId, ReferenceId: unique("ref"), WorkItemId: w.workItem.Id }),
+	},
 	ServiceMapsDto: { params: async w => ({ SystemId: w.systemId }) },
 	CreateUserDevice: { params: async w => ({ UserId: w.owner.userId, DeviceToken: unique("device") }) },
 	UserDevices: { params: async w => ({ UserId: w.owner.userId }) },
 	DeleteUserDevice: {
 		params: async w => {
-			const device = await ok(w.owner.http("POST", `/Users/${w.owner.userId}/Devices`, { DeviceToken: unique("device") }));
+			const device = await ok(
+				w.owner.http("POST", `/Users/${w.owner.userId}/Devices`, { DeviceToken: unique("device") }),
+			);
 			return { UserId: w.owner.userId, Id: device.Id };
 		},
 	},
-	CreateUserReservation: { params: async w => ({ Email: `${unique("invitee")}@example.org`, NetworkId: w.network.Id }), ownedBy: { record: "a network invited into", stranger: 403 } },
-	FindUserReservation: { params: async w => ({ Id: w.reservation.Id }), ownedBy: { record: "a reservation", stranger: 404 } },
+	CreateUserReservation: {
+		params: async w => ({ Email: `${unique("invitee")}@example.org`, NetworkId: w.network.Id }),
+		ownedBy: { record: "a network invited into", stranger: 403 },
+	},
+	FindUserReservation: {
+		params: async w => ({ Id: w.reservation.Id }),
+		ownedBy: { record: "a reservation", stranger: 404 },
+	},
 	ConvertFromReservation: {
 		params: async w => {
 			const reservation = await ok(w.owner.http("POST", "/Reservations", { Email: `${unique("guest")}@example.org` }));
@@ -153,9 +235,15 @@ export const rows: Record<string, Row> = {
 	FindAvatar: { params: async w => ({ Id: w.avatar.Id }) },
 	UserAvatar: { params: async w => ({ UserId: w.owner.userId }) },
 	CreatePicture: { params: async w => ({ OwnerId: w.owner.userId, ContentType: "image/gif", Data: gifData }) },
-	FindPicture: { params: async w => ({ Id: w.privatePicture.Id }), ownedBy: { record: "a private post's picture", stranger: 404 } },
+	FindPicture: {
+		params: async w => ({ Id: w.privatePicture.Id }),
+		ownedBy: { record: "a private post's picture", stranger: 404 },
+	},
 	UserPictures: { params: async w => ({ OwnerId: w.owner.userId }) },
-	MediaFile: { params: async w => ({ Id: w.privatePicture.Id }), ownedBy: { record: "a private post's picture", stranger: 404 } },
+	MediaFile: {
+		params: async w => ({ Id: w.privatePicture.Id }),
+		ownedBy: { record: "a private post's picture", stranger: 404 },
+	},
 
 	Resources: { params: async () => ({}) },
 	ResourceRequest: { params: async () => ({ name: "Posts" }) },

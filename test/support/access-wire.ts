@@ -26,14 +26,15 @@ const scalarText = (value: unknown) => String(value);
 
 /** Text as XML character data; characters XML cannot hold go as character references, which a parser must refuse. */
 export function xmlText(text: string): string {
-	return (
-		text
-			.replace(/&/g, "&amp;")
-			.replace(/</g, "&lt;")
-			.replace(/>/g, "&gt;")
+	return text
+		.replace(/&/g, "&amp;")
+		.replace(/</g, "&lt;")
+		.replace(/>/g, "&gt;")
+		.replace(
 			// eslint-disable-next-line no-control-regex -- escaping control characters is the point
-			.replace(/[\0-\x08\x0B\x0C\x0E-\x1F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, c => `&#x${c.charCodeAt(0).toString(16)};`)
-	);
+			/[\0-\x08\x0B\x0C\x0E-\x1F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+			c => `&#x${c.charCodeAt(0).toString(16)};`,
+		);
 }
 
 function xmlName(name: string): string {
@@ -44,8 +45,10 @@ function xmlName(name: string): string {
 /** A field as a DataContract element: lists as items in the Arrays namespace, records as elements, null as xsi:nil. */
 export function xmlOf(name: string, value: unknown): string {
 	const tag = xmlName(name);
-	if (value === null || value === undefined) return `<${tag} xmlns:i="http://www.w3.org/2001/XMLSchema-instance" i:nil="true"/>`;
-	if (Array.isArray(value)) return `<${tag}>${value.map(item => xmlOf("string", item).replace(/^<string/, `<string xmlns="${ARRAYS}"`)).join("")}</${tag}>`;
+	if (value === null || value === undefined)
+		return `<${tag} xmlns:i="http://www.w3.org/2001/XMLSchema-instance" i:nil="true"/>`;
+	if (Array.isArray(value))
+		return `<${tag}>${value.map(item => xmlOf("string", item).replace(/^<string/, `<string xmlns="${ARRAYS}"`)).join("")}</${tag}>`;
 	if (typeof value === "object")
 		return `<${tag}>${Object.entries(value)
 			.map(([k, v]) => xmlOf(k, v))
@@ -65,13 +68,21 @@ export const soapEnvelopeOf = (op: Operation, params: Record<string, unknown>) =
 /** A query string of scalar and list fields (lists as "a,b", as the list type reads them). */
 function queryOf(params: Record<string, unknown>): string {
 	const query = new URLSearchParams();
-	for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) query.set(k, Array.isArray(v) ? v.join(",") : scalarText(v));
+	for (const [k, v] of Object.entries(params))
+		if (v !== undefined && v !== null) query.set(k, Array.isArray(v) ? v.join(",") : scalarText(v));
 	const text = query.toString();
 	return text ? `?${text}` : "";
 }
 
-/** The operation's REST request: its first route, fields in `:Field` in the path, the rest in the query (GET, DELETE) or a JSON body. */
-function restRequest(op: Operation, params: Record<string, unknown>, routeIndex = 0): { method: string; path: string; body?: string } {
+/**
+ * The operation's REST request: its first route, fields in `:Field` in the path, the rest in the query (GET, DELETE) or
+ * a JSON body.
+ */
+function restRequest(
+	op: Operation,
+	params: Record<string, unknown>,
+	routeIndex = 0,
+): { method: string; path: string; body?: string } {
 	const route = op.routes[routeIndex];
 	const rest = { ...params };
 	const path = route.path.replace(/:(\w+)/g, (_, name: string) => {
@@ -84,25 +95,46 @@ function restRequest(op: Operation, params: Record<string, unknown>, routeIndex 
 }
 
 /** Sends one request of an operation on a surface with the caller's headers. */
-export async function sendOn(plaza: TestPlaza, surface: AccessSurface, headers: Record<string, string>, op: Operation, params: Record<string, unknown>, routeIndex = 0): Promise<Answer> {
+export async function sendOn(
+	plaza: TestPlaza,
+	surface: AccessSurface,
+	headers: Record<string, string>,
+	op: Operation,
+	params: Record<string, unknown>,
+	routeIndex = 0,
+): Promise<Answer> {
 	switch (surface) {
 		case "rest": {
 			const { method, path, body } = restRequest(op, params, routeIndex);
-			const reply = await plaza.http<unknown>(method, path, body, body ? { ...headers, "Content-Type": "application/json" } : headers);
+			const reply = await plaza.http<unknown>(
+				method,
+				path,
+				body,
+				body ? { ...headers, "Content-Type": "application/json" } : headers,
+			);
 			return { status: reply.status, text: reply.text };
 		}
 		case "generic": {
 			const reply = op.reads
 				? await plaza.http<unknown>("GET", `/json/reply/${op.name}${queryOf(params)}`, undefined, headers)
-				: await plaza.http<unknown>("POST", `/json/reply/${op.name}`, JSON.stringify(params), { ...headers, "Content-Type": "application/json" });
+				: await plaza.http<unknown>("POST", `/json/reply/${op.name}`, JSON.stringify(params), {
+						...headers,
+						"Content-Type": "application/json",
+					});
 			return { status: reply.status, text: reply.text };
 		}
 		case "xml": {
-			const reply = await plaza.http<unknown>("POST", `/json/reply/${op.name}`, requestXml(op, params), { ...headers, "Content-Type": "application/xml" });
+			const reply = await plaza.http<unknown>("POST", `/json/reply/${op.name}`, requestXml(op, params), {
+				...headers,
+				"Content-Type": "application/xml",
+			});
 			return { status: reply.status, text: reply.text };
 		}
 		case "soap": {
-			const reply = await plaza.http<unknown>("POST", "/soap11", soapEnvelopeOf(op, params), { ...headers, "Content-Type": "text/xml; charset=utf-8" });
+			const reply = await plaza.http<unknown>("POST", "/soap11", soapEnvelopeOf(op, params), {
+				...headers,
+				"Content-Type": "text/xml; charset=utf-8",
+			});
 			return { status: Number(reply.headers.get("X-Status") ?? reply.status), text: reply.text };
 		}
 	}

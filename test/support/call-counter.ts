@@ -6,10 +6,11 @@ export class CallCounter {
 
 	readonly middleware: Middleware = {
 		name: "CallCounter",
-		call: ((next: (name: string, params?: unknown, opts?: CallingOptions) => Promise<unknown>) => (actionName: string, params?: unknown, opts?: CallingOptions) => {
-			this.counts.set(actionName, (this.counts.get(actionName) ?? 0) + 1);
-			return next(actionName, params, opts);
-		}) as unknown as Middleware["call"], // Moleculer types the hook as returning a promise; it returns the wrapped call
+		call: ((next: (name: string, params?: unknown, opts?: CallingOptions) => Promise<unknown>) =>
+			(actionName: string, params?: unknown, opts?: CallingOptions) => {
+				this.counts.set(actionName, (this.counts.get(actionName) ?? 0) + 1);
+				return next(actionName, params, opts);
+			}) as unknown as Middleware["call"], // Moleculer types the hook as returning a promise; it returns the wrapped call
 	};
 
 	reset(): void {
@@ -21,6 +22,10 @@ export class CallCounter {
 	 * (limits.add: its counts go in batches on a timer, not one call per request).
 	 */
 	snapshot(): Record<string, number> {
-		return Object.fromEntries([...this.counts].filter(([name]) => !name.startsWith("gateway.") && !name.startsWith("$") && name !== "limits.add").sort());
+		return Object.fromEntries(
+			[...this.counts]
+				.filter(([name]) => !name.startsWith("gateway.") && !name.startsWith("$") && name !== "limits.add")
+				.sort(),
+		);
 	}
 }

@@ -81,7 +81,13 @@ export class TestCluster {
 			const again = this.nodes.get(name)?.probePort;
 			for (let attempt = 1; ; attempt++) {
 				const probePort = again ?? (await freePort());
-				const process = startMain({ ...this.env, NODE_ID: name, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
+				const process = startMain({
+					...this.env,
+					NODE_ID: name,
+					SERVICES: services,
+					PROBE_PORT: String(probePort),
+					...extra,
+				});
 				const node = { name, services, probePort, process };
 				this.nodes.set(name, node);
 				try {
@@ -112,10 +118,18 @@ export class TestCluster {
 		}
 	}
 
-	/** Two gateways and a node per domain (posts on each of `postsNodes`), all ready: for what crosses gateways. Gateways A and B. */
+	/**
+	 * Two gateways and a node per domain (posts on each of `postsNodes`), all ready: for what crosses gateways. Gateways
+	 * A and B.
+	 */
 	async startTwoGateways(postsNodes = ["posts-1"]): Promise<[GatewayClient, GatewayClient]> {
 		const gateways = Promise.all([this.startGateway("gateway-a"), this.startGateway("gateway-b")]);
-		const others = [this.startNode("users-1", "users"), this.startNode("graph-1", "graph"), ...postsNodes.map(name => this.startNode(name, "posts")), this.startNode("others-1", "venues,systems")];
+		const others = [
+			this.startNode("users-1", "users"),
+			this.startNode("graph-1", "graph"),
+			...postsNodes.map(name => this.startNode(name, "posts")),
+			this.startNode("others-1", "venues,systems"),
+		];
 		await Promise.all([gateways, ...others]);
 		const [a, b] = await gateways;
 		await Promise.all([a.waitForCluster(), b.waitForCluster()]);
@@ -156,7 +170,13 @@ export class TestCluster {
 export class GatewayClient {
 	constructor(readonly url: string) {}
 
-	async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<ClusterReply> {
+	async call(
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+		signal?: AbortSignal,
+	): Promise<ClusterReply> {
 		const res = await fetch(this.url + path, {
 			method,
 			signal,
@@ -164,12 +184,22 @@ export class GatewayClient {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await res.text();
-		return { status: res.status, headers: res.headers, body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as WireRecord & WireRecord[] };
+		return {
+			status: res.status,
+			headers: res.headers,
+			body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as WireRecord & WireRecord[],
+		};
 	}
 
 	/** Registers a user (AutoLogin): their id and session token. */
 	async signUp(name: string): Promise<{ userId: string; token: string }> {
-		const reply = await this.call("POST", "/register", { UserName: `${name}${Date.now()}${Math.floor(Math.random() * 1e6)}`, Password: "distributed systems", FirstName: name, LastName: "Node", AutoLogin: true });
+		const reply = await this.call("POST", "/register", {
+			UserName: `${name}${Date.now()}${Math.floor(Math.random() * 1e6)}`,
+			Password: "distributed systems",
+			FirstName: name,
+			LastName: "Node",
+			AutoLogin: true,
+		});
 		if (reply.status !== 200) throw new Error(`Registration failed: ${reply.status} ${JSON.stringify(reply.body)}`);
 		return { userId: String(reply.body.UserId), token: String(reply.body.SessionId) };
 	}
@@ -185,9 +215,12 @@ export class GatewayClient {
 			["/Systems", 200],
 		];
 		for (;;) {
-			const statuses = await Promise.all(probes.map(([path]) => this.call("GET", path, undefined, adminHeaders).then(r => r.status)));
+			const statuses = await Promise.all(
+				probes.map(([path]) => this.call("GET", path, undefined, adminHeaders).then(r => r.status)),
+			);
 			if (statuses.every((s, i) => s === probes[i][1])) return;
-			if (Date.now() > deadline) throw new Error(`The cluster did not come together at ${this.url}: ${JSON.stringify(statuses)}`);
+			if (Date.now() > deadline)
+				throw new Error(`The cluster did not come together at ${this.url}: ${JSON.stringify(statuses)}`);
 			await sleep(200);
 		}
 	}

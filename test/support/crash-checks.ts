@@ -6,7 +6,10 @@ export interface CrashVerdict {
 	acknowledgedChecked: number;
 	/** Repaired: left pending by the kill, made whole by the retry the design relies on (conversions only). */
 	cutOff: { whole: number; absent: number; repaired: number; broken: number };
-	/** Each acknowledged write missing or changed, each broken cut-off write, each count that disagrees: empty when all is well. */
+	/**
+	 * Each acknowledged write missing or changed, each broken cut-off write, each count that disagrees: empty when all is
+	 * well.
+	 */
 	problems: string[];
 }
 
@@ -18,7 +21,11 @@ type Judgement = keyof CrashVerdict["cutOff"];
  * NumberOfMembers and the member list, a user's networks and the networks' members).
  */
 export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: CrashLedger): Promise<CrashVerdict> {
-	const verdict: CrashVerdict = { acknowledgedChecked: 0, cutOff: { whole: 0, absent: 0, repaired: 0, broken: 0 }, problems: [] };
+	const verdict: CrashVerdict = {
+		acknowledgedChecked: 0,
+		cutOff: { whole: 0, absent: 0, repaired: 0, broken: 0 },
+		problems: [],
+	};
 	const acked = (ok: boolean, what: string) => {
 		verdict.acknowledgedChecked++;
 		if (!ok) verdict.problems.push(`acknowledged ${what} is missing or changed`);
@@ -31,7 +38,8 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 
 	// Posts: with their tags and recipients, all or nothing.
 	const feeds = new Map<string, Body>();
-	const feedOf = async (author: string) => feeds.get(author) ?? feeds.set(author, await api.all(`/Users/${author}/Feed`)).get(author)!;
+	const feedOf = async (author: string) =>
+		feeds.get(author) ?? feeds.set(author, await api.all(`/Users/${author}/Feed`)).get(author)!;
 	const postWhole = async (id: string, p: CrashLedger["posts"][number]) => {
 		const post = (await api.send("GET", `/Posts/${id}`)).body;
 		const tags = ((post?.Tags ?? []) as Array<{ Value: string }>).map(t => t.Value);
@@ -42,7 +50,10 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 		if (p.id) acked(await postWhole(p.id, p), `post ${p.content}`);
 		else {
 			const found = (await feedOf(p.author)).filter(x => x.Content === p.content);
-			cut(found.length === 0 ? "absent" : found.length === 1 && (await postWhole(found[0].Id, p)) ? "whole" : "broken", `post ${p.content}`);
+			cut(
+				found.length === 0 ? "absent" : found.length === 1 && (await postWhole(found[0].Id, p)) ? "whole" : "broken",
+				`post ${p.content}`,
+			);
 		}
 	}
 
@@ -51,19 +62,31 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 	for (const c of ledger.comments) {
 		const list = comments.get(c.post) ?? comments.set(c.post, await api.all(`/Posts/${c.post}/Comments`)).get(c.post)!;
 		const found = list.filter(x => x.Content === c.content);
-		if (c.id) acked(found.length === 1 && found[0].Id === c.id && (await api.send("GET", `/Comments/${c.id}`)).body?.Content === c.content, `comment ${c.content}`);
+		if (c.id)
+			acked(
+				found.length === 1 &&
+					found[0].Id === c.id &&
+					(await api.send("GET", `/Comments/${c.id}`)).body?.Content === c.content,
+				`comment ${c.content}`,
+			);
 		else cut(found.length === 0 ? "absent" : found.length === 1 ? "whole" : "broken", `comment ${c.content}`);
 	}
 
 	// Connections: each side has its counterpart.
 	const sides = new Set<string>();
 	const connected = new Set([...f.users, ...ledger.connections.flatMap(c => [c.a, c.b])]);
-	for (const user of connected) for (const c of await api.all(`/Users/${user}/Connections`)) sides.add(`${String(c.OwnerId)}>${String(c.UserId)}`);
-	for (const side of sides) if (!sides.has(side.split(">").reverse().join(">"))) verdict.problems.push(`connection ${side} has one side only`);
+	for (const user of connected)
+		for (const c of await api.all(`/Users/${user}/Connections`)) sides.add(`${String(c.OwnerId)}>${String(c.UserId)}`);
+	for (const side of sides)
+		if (!sides.has(side.split(">").reverse().join(">"))) verdict.problems.push(`connection ${side} has one side only`);
 	for (const c of ledger.connections) {
 		const there = sides.has(`${c.a}>${c.b}`) && sides.has(`${c.b}>${c.a}`);
 		if (c.acked) acked(there, `connection ${c.a}>${c.b}`);
-		else cut(there ? "whole" : sides.has(`${c.a}>${c.b}`) || sides.has(`${c.b}>${c.a}`) ? "broken" : "absent", `connection ${c.a}>${c.b}`);
+		else
+			cut(
+				there ? "whole" : sides.has(`${c.a}>${c.b}`) || sides.has(`${c.b}>${c.a}`) ? "broken" : "absent",
+				`connection ${c.a}>${c.b}`,
+			);
 	}
 
 	// Memberships: NumberOfMembers counts the members; each member's networks name the network.
@@ -72,7 +95,8 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 		const list = (await api.all(`/Networks/${network}/Members`)).map(m => String(m.UserId));
 		members.set(network, list);
 		const count = (await api.send("GET", `/Networks/${network}`)).body.NumberOfMembers;
-		if (count !== list.length) verdict.problems.push(`network ${network} has NumberOfMembers ${String(count)} but ${list.length} members`);
+		if (count !== list.length)
+			verdict.problems.push(`network ${network} has NumberOfMembers ${String(count)} but ${list.length} members`);
 	}
 	const networksOf = new Map<string, string[]>();
 	const userNetworks = async (user: string) =>
@@ -85,7 +109,9 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 			.get(user)!;
 	for (const user of new Set([...f.users, ...ledger.members.map(m => m.user)])) {
 		const mine = await userNetworks(user);
-		for (const network of f.networks) if (mine.includes(network) !== members.get(network)!.includes(user)) verdict.problems.push(`user ${user} and network ${network} disagree on the membership`);
+		for (const network of f.networks)
+			if (mine.includes(network) !== members.get(network)!.includes(user))
+				verdict.problems.push(`user ${user} and network ${network} disagree on the membership`);
 	}
 	for (const m of ledger.members) {
 		const there = members.get(m.network)!.includes(m.user);
@@ -98,11 +124,25 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 		const signIn = await api.send("POST", "/auth/credentials", { UserName: r.userName, Password: crashPassword }, {});
 		if (r.userId) {
 			const session = await api.send("GET", "/auth", undefined, { "X-ss-id": r.session! });
-			acked(signIn.status === 200 && signIn.body.UserId === r.userId && session.status === 200 && session.body.UserId === r.userId, `registration ${r.userName}`);
+			acked(
+				signIn.status === 200 &&
+					signIn.body.UserId === r.userId &&
+					session.status === 200 &&
+					session.body.UserId === r.userId,
+				`registration ${r.userName}`,
+			);
 		} else if (signIn.status === 200) cut("whole", `registration ${r.userName}`);
 		else {
-			const again = await api.send("POST", "/register", { UserName: r.userName, Password: crashPassword, FirstName: "Reg", LastName: "Again" }, {});
-			cut(again.status === 200 ? "absent" : "broken", `registration ${r.userName} (sign-in ${signIn.status}, registering again ${again.status})`);
+			const again = await api.send(
+				"POST",
+				"/register",
+				{ UserName: r.userName, Password: crashPassword, FirstName: "Reg", LastName: "Again" },
+				{},
+			);
+			cut(
+				again.status === 200 ? "absent" : "broken",
+				`registration ${r.userName} (sign-in ${signIn.status}, registering again ${again.status})`,
+			);
 		}
 	}
 
@@ -111,7 +151,10 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 		const record = (await api.send("GET", `/Users/${user}`)).body;
 		const version = Number(/^First(\d+)$/.exec(String(record.FirstName))?.[1] ?? 0);
 		const whole = record.LastName === `Last${version}` || (version === 0 && v.acked === 0);
-		acked(whole && version >= v.acked && version <= v.tried, `profile of ${user} (v${v.acked}..v${v.tried}, found ${String(record.FirstName)} ${String(record.LastName)})`);
+		acked(
+			whole && version >= v.acked && version <= v.tried,
+			`profile of ${user} (v${v.acked}..v${v.tried}, found ${String(record.FirstName)} ${String(record.LastName)})`,
+		);
 		if (v.tried > v.acked) cut(!whole ? "broken" : version > v.acked ? "whole" : "absent", `profile update of ${user}`);
 	}
 
@@ -120,15 +163,23 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 	// its lease undoes it and converts afresh (reservations.conversion.ts): judged "repaired" when that works.
 	const lacking = async (userId: string) => {
 		const lacks = [];
-		if (!(await api.all(`/Users/${userId}/Networks`)).some(n => n.Id === f.networks[0])) lacks.push("the user's networks lack the network");
-		if (!(await api.all(`/Networks/${f.networks[0]}/Members`)).some(m => m.UserId === userId)) lacks.push("the network's members lack the user");
-		if (!(await api.all(`/Users/${userId}/Venues`)).some(v => v.Id === f.venue)) lacks.push("the user's venues lack the venue");
+		if (!(await api.all(`/Users/${userId}/Networks`)).some(n => n.Id === f.networks[0]))
+			lacks.push("the user's networks lack the network");
+		if (!(await api.all(`/Networks/${f.networks[0]}/Members`)).some(m => m.UserId === userId))
+			lacks.push("the network's members lack the user");
+		if (!(await api.all(`/Users/${userId}/Venues`)).some(v => v.Id === f.venue))
+			lacks.push("the user's venues lack the venue");
 		return lacks.join(", ");
 	};
 	const convertAgain = async (c: CrashLedger["conversions"][number]) => {
 		const deadline = Date.now() + 60_000;
 		for (let waited = false; ; waited = true) {
-			const r = await api.send("POST", `/Reservations/${c.reservation}/Convert`, { UserName: c.userName, Password: crashPassword }, {});
+			const r = await api.send(
+				"POST",
+				`/Reservations/${c.reservation}/Convert`,
+				{ UserName: c.userName, Password: crashPassword },
+				{},
+			);
 			const pending = r.status === 409 && /being converted/.test(JSON.stringify(r.body));
 			if (!pending || Date.now() > deadline) return { reply: r, waited };
 			await new Promise(resolve => setTimeout(resolve, 1000));
@@ -141,8 +192,12 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 		else if (!lacks) cut("whole", `conversion ${c.userName}`);
 		else {
 			const { reply, waited } = await convertAgain(c);
-			const after = reply.status === 200 ? await lacking(String(reply.body.UserId)) : `converting again ${reply.status}`;
-			cut(after ? "broken" : signIn.status === 200 || waited ? "repaired" : "absent", `conversion ${c.userName} (${lacks}; then ${after || "converted"})`);
+			const after =
+				reply.status === 200 ? await lacking(String(reply.body.UserId)) : `converting again ${reply.status}`;
+			cut(
+				after ? "broken" : signIn.status === 200 || waited ? "repaired" : "absent",
+				`conversion ${c.userName} (${lacks}; then ${after || "converted"})`,
+			);
 		}
 	}
 
@@ -155,19 +210,46 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 	for (const m of ledger.media) {
 		if (m.id) acked((await bytesOf(m.id)) === m.sha, `${m.kind} ${m.id}`);
 		else if (m.kind === "picture") {
-			const list = pictures.get(m.owner) ?? pictures.set(m.owner, await api.all(`/Users/${m.owner}/Pictures`)).get(m.owner)!;
+			const list =
+				pictures.get(m.owner) ?? pictures.set(m.owner, await api.all(`/Users/${m.owner}/Pictures`)).get(m.owner)!;
 			const shas = await Promise.all(list.filter(p => !ledger.media.some(x => x.id === p.Id)).map(p => bytesOf(p.Id)));
 			cut(shas.includes(m.sha) ? "whole" : "absent", `picture of ${m.owner}`);
 		}
 	}
-	for (const list of pictures.values()) for (const p of list) if ((await api.send("GET", `/media/${p.Id}`)).status !== 200) verdict.problems.push(`picture ${p.Id} has a record but no bytes`);
+	for (const list of pictures.values())
+		for (const p of list)
+			if ((await api.send("GET", `/media/${p.Id}`)).status !== 200)
+				verdict.problems.push(`picture ${p.Id} has a record but no bytes`);
 
 	// Work items: no map without its item, every acknowledged item has its map; no reference is blocked.
 	for (const w of ledger.workItems) {
-		const maps = (await api.send("GET", `/ServiceMaps?ReferenceId=${w.ref}&SystemId=${f.system}`)).body.map(m => String(m.WorkItemId));
-		if (w.id) acked(maps.length === 1 && maps[0] === w.id && (await api.send("GET", `/WorkItems/${w.id}`)).status === 200, `work item ${w.ref}`);
-		else if (maps.length) cut(maps.length === 1 && (await api.send("GET", `/WorkItems/${maps[0]}`)).status === 200 ? "whole" : "broken", `work item ${w.ref}`);
-		else cut((await api.send("POST", "/WorkItems", { ShortDescription: "retry", ReferenceId: w.ref, SystemId: f.system, IsMappingRequired: true })).status === 200 ? "absent" : "broken", `work item ${w.ref}`);
+		const maps = (await api.send("GET", `/ServiceMaps?ReferenceId=${w.ref}&SystemId=${f.system}`)).body.map(m =>
+			String(m.WorkItemId),
+		);
+		if (w.id)
+			acked(
+				maps.length === 1 && maps[0] === w.id && (await api.send("GET", `/WorkItems/${w.id}`)).status === 200,
+				`work item ${w.ref}`,
+			);
+		else if (maps.length)
+			cut(
+				maps.length === 1 && (await api.send("GET", `/WorkItems/${maps[0]}`)).status === 200 ? "whole" : "broken",
+				`work item ${w.ref}`,
+			);
+		else
+			cut(
+				(
+					await api.send("POST", "/WorkItems", {
+						ShortDescription: "retry",
+						ReferenceId: w.ref,
+						SystemId: f.system,
+						IsMappingRequired: true,
+					})
+				).status === 200
+					? "absent"
+					: "broken",
+				`work item ${w.ref}`,
+			);
 	}
 	return verdict;
 }

@@ -16,7 +16,13 @@ export interface Reply {
 export class CrashClient {
 	constructor(public url: string) {}
 
-	async send(method: string, route: string, body?: unknown, headers: Record<string, string> = { Authorization: `Bearer ${crashAdminKey}` }, timeoutMs = 20_000): Promise<Reply> {
+	async send(
+		method: string,
+		route: string,
+		body?: unknown,
+		headers: Record<string, string> = { Authorization: `Bearer ${crashAdminKey}` },
+		timeoutMs = 20_000,
+	): Promise<Reply> {
 		const res = await fetch(this.url + route, {
 			method,
 			headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
@@ -25,7 +31,11 @@ export class CrashClient {
 		});
 		const bytes = Buffer.from(await res.arrayBuffer());
 		const text = bytes.toString("utf8");
-		return { status: res.status, bytes, body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as Body };
+		return {
+			status: res.status,
+			bytes,
+			body: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as Body,
+		};
 	}
 
 	/** Every page of a list route (Limit 1000 each). */
@@ -33,7 +43,8 @@ export class CrashClient {
 		const out: Array<Record<string, unknown> & { Id: string }> = [];
 		for (let offset = 0; ; offset += 1000) {
 			const page = await this.send("GET", `${route}${route.includes("?") ? "&" : "?"}Limit=1000&Offset=${offset}`);
-			if (page.status !== 200) throw new Error(`GET ${route}: ${page.status} ${page.bytes.toString("utf8").slice(0, 200)}`);
+			if (page.status !== 200)
+				throw new Error(`GET ${route}: ${page.status} ${page.bytes.toString("utf8").slice(0, 200)}`);
 			out.push(...page.body);
 			if (page.body.length < 1000) return out as Body;
 		}

@@ -20,7 +20,10 @@ export interface CrashTarget {
 	stop(): Promise<void>;
 }
 
-/** What every process gets: an admin key, budgets that the load never reaches, cheap password hashes (the hash's cost has no part in what is proved). */
+/**
+ * What every process gets: an admin key, budgets that the load never reaches, cheap password hashes (the hash's cost
+ * has no part in what is proved).
+ */
 const common = {
 	ADMIN_API_KEY: crashAdminKey,
 	RATE_LIMIT_PER_MINUTE: "100000000",
@@ -43,14 +46,23 @@ async function stopGently(procs: RunningProcess[]): Promise<void> {
 	await Promise.all(procs.map(p => p.exited));
 }
 
-/** The embedded server alone (every service in one process), on SQLite in DATA_DIR, or on a PostgreSQL or MongoDB database of its own. */
+/**
+ * The embedded server alone (every service in one process), on SQLite in DATA_DIR, or on a PostgreSQL or MongoDB
+ * database of its own.
+ */
 async function singleProcess(engine: "sqlite" | "postgres" | "mongo"): Promise<CrashTarget> {
 	const port = await freePort();
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-crash-"));
 	const database = engine === "postgres" ? testDatabase() : undefined;
 	await database?.create();
 	const mongo = engine === "mongo" ? testMongoDatabase() : undefined;
-	const env = { ...common, PORT: String(port), DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}), ...(mongo ? { MONGO_URI: mongo.uri } : {}) };
+	const env = {
+		...common,
+		PORT: String(port),
+		DATA_DIR: dataDir,
+		...(database ? { DATABASE_URL: database.url } : {}),
+		...(mongo ? { MONGO_URI: mongo.uri } : {}),
+	};
 	const api = new CrashClient(`http://127.0.0.1:${port}`);
 	let proc = startMain(env);
 	const healthy = () => waitForHealthy(`${api.url}/health`, 60_000, proc);
@@ -94,11 +106,26 @@ async function cluster(): Promise<CrashTarget> {
 	await database.create();
 	const nats = await TestNats.start();
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-crash-cluster-"));
-	const env = { ...common, DATA_DIR: dataDir, TRANSPORTER: nats.url, CLUSTER_SECRET: randomBytes(32).toString("hex"), DATABASE_URL: database.url, MONGO_URI: "", HEARTBEAT_INTERVAL_SECONDS: "1", HEARTBEAT_TIMEOUT_SECONDS: "3" };
+	const env = {
+		...common,
+		DATA_DIR: dataDir,
+		TRANSPORTER: nats.url,
+		CLUSTER_SECRET: randomBytes(32).toString("hex"),
+		DATABASE_URL: database.url,
+		MONGO_URI: "",
+		HEARTBEAT_INTERVAL_SECONDS: "1",
+		HEARTBEAT_TIMEOUT_SECONDS: "3",
+	};
 	const port = await freePort();
 	const node = async (services: string, extra: Record<string, string> = {}) => {
 		const probePort = await freePort();
-		const proc = startMain({ ...env, NODE_ID: `${services}-${randomBytes(3).toString("hex")}`, SERVICES: services, PROBE_PORT: String(probePort), ...extra });
+		const proc = startMain({
+			...env,
+			NODE_ID: `${services}-${randomBytes(3).toString("hex")}`,
+			SERVICES: services,
+			PROBE_PORT: String(probePort),
+			...extra,
+		});
 		await waitForHealthy(`http://127.0.0.1:${probePort}/ready`, 90_000, proc);
 		return proc;
 	};

@@ -20,14 +20,23 @@ export interface CrashRun {
 	log?: (line: string) => void;
 }
 
-/** Writes a cycle has acknowledged before its kill, at least (the kill then comes at the first moment after both this and its random delay). */
+/**
+ * Writes a cycle has acknowledged before its kill, at least (the kill then comes at the first moment after both this
+ * and its random delay).
+ */
 const minAcksPerCycle = 5;
 
 /**
  * The crash proof: a deployment on `engine`, writers of every kind under concurrent load, SIGKILL
  * at a random moment, restart on the same store, `cycles` times; then everything read back.
  */
-export async function proveCrashes({ engine, cycles, writers = 8, maxRunMs = 1500, log = () => undefined }: CrashRun): Promise<CrashFigures> {
+export async function proveCrashes({
+	engine,
+	cycles,
+	writers = 8,
+	maxRunMs = 1500,
+	log = () => undefined,
+}: CrashRun): Promise<CrashFigures> {
 	const started = Date.now();
 	const target = await startCrashTarget(engine);
 	try {
@@ -36,10 +45,17 @@ export async function proveCrashes({ engine, cycles, writers = 8, maxRunMs = 150
 		for (let cycle = 0; cycle < cycles; cycle++) {
 			let running = true;
 			const ackedBefore = countAcknowledged(ledger);
-			const load = Array.from({ length: writers }, (_, w) => writer(target.api, fixture, ledger, cycle, w, () => running));
+			const load = Array.from({ length: writers }, (_, w) =>
+				writer(target.api, fixture, ledger, cycle, w, () => running),
+			);
 			await new Promise(resolve => setTimeout(resolve, 200 + Math.random() * (maxRunMs - 200)));
-			// A kill before the load got going proves nothing (seen on a machine loaded by a second test run): at least a few writes first.
-			for (const giveUpAt = Date.now() + 10_000; countAcknowledged(ledger) < ackedBefore + minAcksPerCycle && Date.now() < giveUpAt;) await new Promise(resolve => setTimeout(resolve, 50));
+			// A kill before the load got going proves nothing (seen on a machine loaded by a second test run): at least a few
+			// writes first.
+			for (
+				const giveUpAt = Date.now() + 10_000;
+				countAcknowledged(ledger) < ackedBefore + minAcksPerCycle && Date.now() < giveUpAt;
+			)
+				await new Promise(resolve => setTimeout(resolve, 50));
 			await target.kill();
 			running = false;
 			await Promise.all(load);
@@ -47,14 +63,23 @@ export async function proveCrashes({ engine, cycles, writers = 8, maxRunMs = 150
 			if ((cycle + 1) % 10 === 0) log(`${engine}: ${cycle + 1}/${cycles} cycles`);
 		}
 		const verdict = await checkLedger(target.api, fixture, ledger);
-		return { engine, cycles, acknowledgedWrites: countAcknowledged(ledger), ...verdict, seconds: Math.round((Date.now() - started) / 1000) };
+		return {
+			engine,
+			cycles,
+			acknowledgedWrites: countAcknowledged(ledger),
+			...verdict,
+			seconds: Math.round((Date.now() - started) / 1000),
+		};
 	} finally {
 		await target.stop();
 	}
 }
 
 function countAcknowledged(ledger: ReturnType<typeof emptyLedger>): number {
-	const ids = [ledger.posts, ledger.comments, ledger.media, ledger.workItems].reduce((n, list) => n + list.filter(e => e.id).length, 0);
+	const ids = [ledger.posts, ledger.comments, ledger.media, ledger.workItems].reduce(
+		(n, list) => n + list.filter(e => e.id).length,
+		0,
+	);
 	const flags = [...ledger.connections, ...ledger.members].filter(e => e.acked).length;
 	const users = [...ledger.registrations, ...ledger.conversions].filter(e => e.userId).length;
 	return ids + flags + users + [...ledger.profiles.values()].reduce((n, v) => n + v.acked, 0);

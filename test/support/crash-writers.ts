@@ -34,7 +34,17 @@ export interface CrashLedger {
 export const crashPassword = "crash passphrase";
 
 export function emptyLedger(): CrashLedger {
-	return { posts: [], comments: [], connections: [], members: [], registrations: [], profiles: new Map(), conversions: [], media: [], workItems: [] };
+	return {
+		posts: [],
+		comments: [],
+		connections: [],
+		members: [],
+		registrations: [],
+		profiles: new Map(),
+		conversions: [],
+		media: [],
+		workItems: [],
+	};
 }
 
 export const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
@@ -44,41 +54,85 @@ export async function makeFixture(api: CrashClient, writers: number): Promise<Cr
 	const tag = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 	const ok = async (method: string, route: string, body: unknown) => {
 		const reply = await api.send(method, route, body);
-		if (reply.status !== 200) throw new Error(`${method} ${route}: ${reply.status} ${reply.bytes.toString("utf8").slice(0, 300)}`);
+		if (reply.status !== 200)
+			throw new Error(`${method} ${route}: ${reply.status} ${reply.bytes.toString("utf8").slice(0, 300)}`);
 		return reply.body.Id;
 	};
-	const users = await Promise.all(Array.from({ length: Math.max(12, writers) }, (_, i) => ok("POST", "/Users", { FirstName: `Crash${i}`, LastName: "Test" })));
-	const networks = await Promise.all(users.slice(0, 3).map((owner, i) => ok("POST", "/Networks", { OwnerId: owner, Name: `Net ${tag} ${i}` })));
+	const users = await Promise.all(
+		Array.from({ length: Math.max(12, writers) }, (_, i) =>
+			ok("POST", "/Users", { FirstName: `Crash${i}`, LastName: "Test" }),
+		),
+	);
+	const networks = await Promise.all(
+		users.slice(0, 3).map((owner, i) => ok("POST", "/Networks", { OwnerId: owner, Name: `Net ${tag} ${i}` })),
+	);
 	const venue = await ok("POST", "/Venues", { OwnerId: users[0], Name: `Venue ${tag}` });
 	const system = await ok("POST", "/Systems", { Name: `Tracker ${tag}` });
-	const posts = await Promise.all(users.slice(0, 3).map(author => ok("POST", "/Posts", { AuthorId: author, Content: `commented ${tag}` })));
+	const posts = await Promise.all(
+		users.slice(0, 3).map(author => ok("POST", "/Posts", { AuthorId: author, Content: `commented ${tag}` })),
+	);
 	return { tag, users, networks, venue, system, posts };
 }
 
-/** Everyone to connect and make members: the fixture's users and those registered so far (the newest first picked), so most of these writes are new ones, not repeats. */
-const people = (f: CrashFixture, ledger: CrashLedger) => [...f.users, ...ledger.registrations.flatMap(r => (r.userId ? [r.userId] : []))];
+/**
+ * Everyone to connect and make members: the fixture's users and those registered so far (the newest first picked), so
+ * most of these writes are new ones, not repeats.
+ */
+const people = (f: CrashFixture, ledger: CrashLedger) => [
+	...f.users,
+	...ledger.registrations.flatMap(r => (r.userId ? [r.userId] : [])),
+];
 
 /** The kinds of write, each one step of a writer: sends one request and notes it in the ledger. */
-type Step = (api: CrashClient, f: CrashFixture, ledger: CrashLedger, at: { cycle: number; w: number; i: number }) => Promise<void>;
+type Step = (
+	api: CrashClient,
+	f: CrashFixture,
+	ledger: CrashLedger,
+	at: { cycle: number; w: number; i: number },
+) => Promise<void>;
 
 const steps: Step[] = [
 	async (api, f, ledger, { cycle, w, i }) => {
 		const author = f.users[w % f.users.length];
-		const recipients = [f.users[(w + i + 1) % f.users.length], f.users[(w + 2 * i + 3) % f.users.length]].filter((u, k, all) => u !== author && all.indexOf(u) === k);
-		const entry = { author, content: `post ${f.tag} ${cycle}-${w}-${i}`, tags: [`w${w}`, `c${cycle}i${i}`], recipients, id: undefined as string | undefined };
+		const recipients = [f.users[(w + i + 1) % f.users.length], f.users[(w + 2 * i + 3) % f.users.length]].filter(
+			(u, k, all) => u !== author && all.indexOf(u) === k,
+		);
+		const entry = {
+			author,
+			content: `post ${f.tag} ${cycle}-${w}-${i}`,
+			tags: [`w${w}`, `c${cycle}i${i}`],
+			recipients,
+			id: undefined as string | undefined,
+		};
 		ledger.posts.push(entry);
-		const r = await api.send("POST", "/Posts", { AuthorId: author, Content: entry.content, Tags: entry.tags, RecipientIds: recipients, IsPrivate: true });
+		const r = await api.send("POST", "/Posts", {
+			AuthorId: author,
+			Content: entry.content,
+			Tags: entry.tags,
+			RecipientIds: recipients,
+			IsPrivate: true,
+		});
 		if (r.status === 200) entry.id = r.body.Id;
 	},
 	async (api, f, ledger, { cycle, w, i }) => {
-		const entry = { post: f.posts[(w + i) % f.posts.length], content: `comment ${f.tag} ${cycle}-${w}-${i}`, id: undefined as string | undefined };
+		const entry = {
+			post: f.posts[(w + i) % f.posts.length],
+			content: `comment ${f.tag} ${cycle}-${w}-${i}`,
+			id: undefined as string | undefined,
+		};
 		ledger.comments.push(entry);
-		const r = await api.send("POST", `/Posts/${entry.post}/Comments`, { AuthorId: f.users[(w + i) % f.users.length], Content: entry.content });
+		const r = await api.send("POST", `/Posts/${entry.post}/Comments`, {
+			AuthorId: f.users[(w + i) % f.users.length],
+			Content: entry.content,
+		});
 		if (r.status === 200) entry.id = r.body.Id;
 	},
 	async (api, f, ledger, { w, i }) => {
 		const pool = people(f, ledger);
-		const [a, b] = [f.users[(w * 7 + i) % f.users.length], pool[pool.length - 1 - ((w * 3 + i * 5) % Math.min(pool.length, 40))]];
+		const [a, b] = [
+			f.users[(w * 7 + i) % f.users.length],
+			pool[pool.length - 1 - ((w * 3 + i * 5) % Math.min(pool.length, 40))],
+		];
 		if (a === b) return;
 		const entry = { a, b, acked: false };
 		ledger.connections.push(entry);
@@ -86,14 +140,27 @@ const steps: Step[] = [
 	},
 	async (api, f, ledger, { w, i }) => {
 		const pool = people(f, ledger);
-		const entry = { network: f.networks[i % f.networks.length], user: pool[pool.length - 1 - ((w + i * 11) % Math.min(pool.length, 40))], acked: false };
+		const entry = {
+			network: f.networks[i % f.networks.length],
+			user: pool[pool.length - 1 - ((w + i * 11) % Math.min(pool.length, 40))],
+			acked: false,
+		};
 		ledger.members.push(entry);
 		entry.acked = (await api.send("POST", `/Networks/${entry.network}/Members`, { UserId: entry.user })).status === 200;
 	},
 	async (api, f, ledger, { cycle, w, i }) => {
-		const entry = { userName: `reg.${f.tag}.${cycle}.${w}.${i}`, userId: undefined as string | undefined, session: undefined as string | undefined };
+		const entry = {
+			userName: `reg.${f.tag}.${cycle}.${w}.${i}`,
+			userId: undefined as string | undefined,
+			session: undefined as string | undefined,
+		};
 		ledger.registrations.push(entry);
-		const r = await api.send("POST", "/register", { UserName: entry.userName, Password: crashPassword, FirstName: "Reg", LastName: "Crash", AutoLogin: true }, {});
+		const r = await api.send(
+			"POST",
+			"/register",
+			{ UserName: entry.userName, Password: crashPassword, FirstName: "Reg", LastName: "Crash", AutoLogin: true },
+			{},
+		);
 		if (r.status === 200) [entry.userId, entry.session] = [String(r.body.UserId), String(r.body.SessionId)];
 	},
 	async (api, f, ledger, { w }) => {
@@ -102,29 +169,61 @@ const steps: Step[] = [
 		const versions = ledger.profiles.get(user) ?? { acked: 0, tried: 0 };
 		ledger.profiles.set(user, versions);
 		const version = ++versions.tried;
-		if ((await api.send("PUT", `/Users/${user}`, { FirstName: `First${version}`, LastName: `Last${version}` })).status === 200) versions.acked = version;
+		if (
+			(await api.send("PUT", `/Users/${user}`, { FirstName: `First${version}`, LastName: `Last${version}` })).status ===
+			200
+		)
+			versions.acked = version;
 	},
 	async (api, f, ledger, { cycle, w, i }) => {
-		const invited = await api.send("POST", "/Reservations", { Email: `guest.${f.tag}.${cycle}.${w}.${i}@example.org`, FirstName: "Gue", LastName: "St", VenueId: f.venue, NetworkId: f.networks[0] });
+		const invited = await api.send("POST", "/Reservations", {
+			Email: `guest.${f.tag}.${cycle}.${w}.${i}@example.org`,
+			FirstName: "Gue",
+			LastName: "St",
+			VenueId: f.venue,
+			NetworkId: f.networks[0],
+		});
 		if (invited.status !== 200) return;
-		const entry = { reservation: invited.body.Id, userName: `guest.${f.tag}.${cycle}.${w}.${i}`, userId: undefined as string | undefined };
+		const entry = {
+			reservation: invited.body.Id,
+			userName: `guest.${f.tag}.${cycle}.${w}.${i}`,
+			userId: undefined as string | undefined,
+		};
 		ledger.conversions.push(entry);
-		const r = await api.send("POST", `/Reservations/${entry.reservation}/Convert`, { UserName: entry.userName, Password: crashPassword }, {});
+		const r = await api.send(
+			"POST",
+			`/Reservations/${entry.reservation}/Convert`,
+			{ UserName: entry.userName, Password: crashPassword },
+			{},
+		);
 		if (r.status === 200) entry.userId = String(r.body.UserId);
 	},
 	async (api, f, ledger, { w, i }) => {
 		const owner = f.users[w % f.users.length];
 		const bytes = png(4 + (i % 29), 4 + (w % 7), 1 + Math.floor(Math.random() * 254));
-		const entry = { kind: i % 2 ? ("picture" as const) : ("avatar" as const), owner, sha: sha(bytes), id: undefined as string | undefined };
+		const entry = {
+			kind: i % 2 ? ("picture" as const) : ("avatar" as const),
+			owner,
+			sha: sha(bytes),
+			id: undefined as string | undefined,
+		};
 		ledger.media.push(entry);
 		const body = { ContentType: "image/png", Data: bytes.toString("base64") };
-		const r = entry.kind === "avatar" ? await api.send("POST", `/Users/${owner}/Avatars`, body) : await api.send("POST", "/Pictures", { ...body, OwnerId: owner });
+		const r =
+			entry.kind === "avatar"
+				? await api.send("POST", `/Users/${owner}/Avatars`, body)
+				: await api.send("POST", "/Pictures", { ...body, OwnerId: owner });
 		if (r.status === 200) entry.id = r.body.Id;
 	},
 	async (api, f, ledger, { cycle, w, i }) => {
 		const entry = { ref: `ref-${f.tag}-${cycle}-${w}-${i}`, id: undefined as string | undefined };
 		ledger.workItems.push(entry);
-		const r = await api.send("POST", "/WorkItems", { ShortDescription: "crash", ReferenceId: entry.ref, SystemId: f.system, IsMappingRequired: true });
+		const r = await api.send("POST", "/WorkItems", {
+			ShortDescription: "crash",
+			ReferenceId: entry.ref,
+			SystemId: f.system,
+			IsMappingRequired: true,
+		});
 		if (r.status === 200) entry.id = r.body.Id;
 	},
 ];
@@ -133,7 +232,14 @@ const steps: Step[] = [
  * One writer: steps through every kind of write until told to stop. A request that throws (the
  * server went away) ends it; a refusal is noted and it goes on.
  */
-export async function writer(api: CrashClient, f: CrashFixture, ledger: CrashLedger, cycle: number, w: number, running: () => boolean): Promise<void> {
+export async function writer(
+	api: CrashClient,
+	f: CrashFixture,
+	ledger: CrashLedger,
+	cycle: number,
+	w: number,
+	running: () => boolean,
+): Promise<void> {
 	for (let i = 0; running(); i++) {
 		try {
 			await steps[(w + i) % steps.length](api, f, ledger, { cycle, w, i });

@@ -24,12 +24,17 @@ type Open = (migrations: readonly Migration[], domain: string) => Promise<Engine
  * unless PLAZA_TEST_POSTGRES=off. A contract suite runs `describe.each(engines)` over them.
  */
 export const engines: Array<[string, Open]> = [
-	["sqlite (memory)", async (migrations, domain) => migrated(new SqliteDatabase(undefined), migrations, domain, async () => undefined)],
+	[
+		"sqlite (memory)",
+		async (migrations, domain) => migrated(new SqliteDatabase(undefined), migrations, domain, async () => undefined),
+	],
 	[
 		"sqlite (file)",
 		async (migrations, domain) => {
 			const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plaza-engine-"));
-			return migrated(new SqliteDatabase(path.join(dir, `${domain}.sqlite`)), migrations, domain, async () => fs.rmSync(dir, { recursive: true, force: true }));
+			return migrated(new SqliteDatabase(path.join(dir, `${domain}.sqlite`)), migrations, domain, async () =>
+				fs.rmSync(dir, { recursive: true, force: true }),
+			);
 		},
 	],
 	...(postgresTestsOn
@@ -46,7 +51,12 @@ export const engines: Array<[string, Open]> = [
 		: []),
 ];
 
-async function migrated(db: SqlDatabase, migrations: readonly Migration[], domain: string, cleanUp: () => Promise<unknown>): Promise<EngineUnderTest> {
+async function migrated(
+	db: SqlDatabase,
+	migrations: readonly Migration[],
+	domain: string,
+	cleanUp: () => Promise<unknown>,
+): Promise<EngineUnderTest> {
 	await migrate(db, domain, migrations);
 	return {
 		db,
@@ -63,7 +73,12 @@ export interface RepositoryUnderTest<Repo> {
 	readonly repo: Repo;
 }
 
-export function onEngine<Repo>(open: Open, migrations: readonly Migration[], domain: string, create: (db: SqlDatabase) => Repo): RepositoryUnderTest<Repo> {
+export function onEngine<Repo>(
+	open: Open,
+	migrations: readonly Migration[],
+	domain: string,
+	create: (db: SqlDatabase) => Repo,
+): RepositoryUnderTest<Repo> {
 	const under = {} as { engine: EngineUnderTest; repo: Repo };
 	beforeAll(async () => {
 		under.engine = await open(migrations, domain);
@@ -92,19 +107,35 @@ export interface StoreUnderTest<Repo> {
 /** Every engine a contract suite runs on: those of `engines`, and MongoDB when MONGO_URI is set. */
 export const storeEngines: string[] = [...engines.map(([name]) => name), ...(mongoTestUri ? ["mongodb"] : [])];
 
-/** The repository of `impl` on the engine named `engine` (one of `storeEngines`): opened and migrated before the tests, closed after. */
+/**
+ * The repository of `impl` on the engine named `engine` (one of `storeEngines`): opened and migrated before the tests,
+ * closed after.
+ */
 export function onStore<Repo>(engine: string, impl: Implementations<Repo>): StoreUnderTest<Repo> {
-	const under = {} as { repo: Repo; sql?: SqlDatabase; count: StoreUnderTest<Repo>["count"]; close: () => Promise<void> };
+	const under = {} as {
+		repo: Repo;
+		sql?: SqlDatabase;
+		count: StoreUnderTest<Repo>["count"];
+		close: () => Promise<void>;
+	};
 	beforeAll(async () => {
 		const sqlOpen = engines.find(([name]) => name === engine)?.[1];
 		if (sqlOpen) {
 			const opened = await sqlOpen(impl.sql.migrations, impl.domain);
-			const columns = (where: Record<string, string | number>) => Object.keys(where).map((column, i) => `${column} = $${i + 1}`);
+			const columns = (where: Record<string, string | number>) =>
+				Object.keys(where).map((column, i) => `${column} = $${i + 1}`);
 			Object.assign(under, {
 				repo: impl.sql.create(opened.db),
 				sql: opened.db,
 				count: async (table: string, where: Record<string, string | number>) =>
-					Number((await opened.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}${Object.keys(where).length ? ` WHERE ${columns(where).join(" AND ")}` : ""}`, Object.values(where)))?.n),
+					Number(
+						(
+							await opened.db.get<{ n: number }>(
+								`SELECT COUNT(*) AS n FROM ${table}${Object.keys(where).length ? ` WHERE ${columns(where).join(" AND ")}` : ""}`,
+								Object.values(where),
+							)
+						)?.n,
+					),
 				close: () => opened.close(),
 			});
 			return;
@@ -114,7 +145,12 @@ export function onStore<Repo>(engine: string, impl: Implementations<Repo>): Stor
 		await migrateMongo(db, impl.domain, impl.mongo.migrations);
 		Object.assign(under, {
 			repo: impl.mongo.create(new MongoStore(db)),
-			count: (table: string, where: Record<string, string | number>) => db.collection(table).countDocuments(Object.fromEntries(Object.entries(where).map(([field, value]) => [field === "id" ? "_id" : field, value]))),
+			count: (table: string, where: Record<string, string | number>) =>
+				db
+					.collection(table)
+					.countDocuments(
+						Object.fromEntries(Object.entries(where).map(([field, value]) => [field === "id" ? "_id" : field, value])),
+					),
 			close: () => mongo.close(),
 		});
 	});

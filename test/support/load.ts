@@ -27,7 +27,13 @@ export interface LoadOptions {
 }
 
 /** Runs a load of `next()`'s requests. Bounded in time, only against this machine. */
-export async function runLoad(options: LoadOptions, next: (i: number) => { kind: "read" | "write"; send: (signal: AbortSignal) => Promise<{ status: number; id?: string }> }): Promise<Outcome[]> {
+export async function runLoad(
+	options: LoadOptions,
+	next: (i: number) => {
+		kind: "read" | "write";
+		send: (signal: AbortSignal) => Promise<{ status: number; id?: string }>;
+	},
+): Promise<Outcome[]> {
 	const { seconds, concurrency, timeoutMs = 15_000, pauseMs = 0, until } = options;
 	const started = Date.now();
 	const deadline = started + seconds * 1000;
@@ -62,7 +68,10 @@ export interface PhaseFigures {
 	slowestMs: number;
 }
 
-/** What a failover run shows: answers before the kill, while it settles (the first second) and after; how soon the survivor answered. */
+/**
+ * What a failover run shows: answers before the kill, while it settles (the first second) and after; how soon the
+ * survivor answered.
+ */
 export interface FailoverFigures {
 	before: PhaseFigures;
 	during: PhaseFigures;
@@ -74,7 +83,10 @@ export interface FailoverFigures {
 }
 
 export function failoverFigures(outcomes: Outcome[], killedAt: number, settleMs = 1000): FailoverFigures {
-	const phase = (list: Outcome[]): PhaseFigures => ({ statuses: statusCounts(list), slowestMs: Math.max(0, ...list.map(o => o.at - o.sentAt)) });
+	const phase = (list: Outcome[]): PhaseFigures => ({
+		statuses: statusCounts(list),
+		slowestMs: Math.max(0, ...list.map(o => o.at - o.sentAt)),
+	});
 	const servedAfterKill = outcomes.filter(o => o.sentAt >= killedAt && o.status === 200).map(o => o.at - killedAt);
 	return {
 		before: phase(outcomes.filter(o => o.sentAt < killedAt)),

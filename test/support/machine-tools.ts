@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import { spawnSync } from "node:child_process";
 
-/** Debian's Chromium (the browser suites) and python3 with python3-zeep (the SOAP client suite): .ci/run installs both. */
+/**
+ * Debian's Chromium (the browser suites) and python3 with python3-zeep (the SOAP client suite): .ci/run installs both.
+ */
 export const chromiumPath = process.env.PLAZA_CHROMIUM ?? "/usr/bin/chromium";
 export const zeepPython = process.env.PLAZA_ZEEP_PYTHON ?? "/usr/bin/python3";
 

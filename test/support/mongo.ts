@@ -9,7 +9,8 @@ import { Db, MongoClient } from "mongodb";
 export const mongoTestUri = process.env.MONGO_URI || undefined;
 
 /** `uri` with `name` as its database (the path). */
-const withDatabase = (uri: string, name: string) => uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/?[^?]*/, `$1/${name}`);
+const withDatabase = (uri: string, name: string) =>
+	uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/?[^?]*/, `$1/${name}`);
 
 export interface TestMongoDatabase {
 	/** The connection string of this database. */

@@ -6,7 +6,9 @@ import path from "node:path";
 import { freePort, waitForHealthy } from "./process";
 
 /** Debian's nats-server, where these machines have it. */
-export const natsServerBinary = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(file => fs.existsSync(file));
+export const natsServerBinary = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(
+	file => fs.existsSync(file),
+);
 
 /**
  * A nats-server of the test's own, on free ports, stopped by its pid. Uploads travel in one
@@ -23,7 +25,10 @@ export class TestNats {
 		readonly port: number,
 		private readonly monitorPort: number,
 	) {
-		fs.writeFileSync(this.config, `max_payload: 16777216\nauthorization {\n  user: ${this.user}\n  password: "${this.password}"\n}\n`);
+		fs.writeFileSync(
+			this.config,
+			`max_payload: 16777216\nauthorization {\n  user: ${this.user}\n  password: "${this.password}"\n}\n`,
+		);
 	}
 
 	static async start(): Promise<TestNats> {
@@ -50,7 +55,11 @@ export class TestNats {
 
 	/** Starts the server again on the same port (after stop). */
 	async resume(): Promise<void> {
-		this.child = spawn(natsServerBinary!, ["-a", "127.0.0.1", "-p", String(this.port), "-m", String(this.monitorPort), "-c", this.config], { stdio: "ignore" });
+		this.child = spawn(
+			natsServerBinary!,
+			["-a", "127.0.0.1", "-p", String(this.port), "-m", String(this.monitorPort), "-c", this.config],
+			{ stdio: "ignore" },
+		);
 		await waitForHealthy(`http://127.0.0.1:${this.monitorPort}/healthz`);
 	}
 

@@ -23,19 +23,32 @@ export type WireRecord = Record<string, unknown> & { Id: string };
 
 /** The body of every failure. */
 export interface ErrorBody {
-	ResponseStatus: { ErrorCode: string; Message: string; StackTrace?: string; Errors: Array<{ ErrorCode: string; FieldName: string; Message: string }> };
+	ResponseStatus: {
+		ErrorCode: string;
+		Message: string;
+		StackTrace?: string;
+		Errors: Array<{ ErrorCode: string; FieldName: string; Message: string }>;
+	};
 }
 
 export interface TestPlaza {
 	broker: ServiceBroker;
 	url: string;
 	/** Sends a request to the real gateway over HTTP; a body object is sent as JSON. */
-	http<T = WireRecord>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+	http<T = WireRecord>(
+		method: string,
+		path: string,
+		body?: unknown,
+		headers?: Record<string, string>,
+	): Promise<Reply<T>>;
 	/** The same, as the administrator (Bearer ADMIN_API_KEY). */
 	admin<T = WireRecord>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
 	/** Registers a user (AutoLogin) and returns their session; fields override generated ones. */
 	signUp(fields?: Record<string, unknown>): Promise<Session>;
-	/** What a local service's store holds (by service name: its domain's tables, or collections on MongoDB), to check what was (not) written. */
+	/**
+	 * What a local service's store holds (by service name: its domain's tables, or collections on MongoDB), to check what
+	 * was (not) written.
+	 */
 	stored(service: string): StoredRecords;
 	/** How many records a table of a local service's store holds. */
 	count(service: string, table: string): Promise<number>;
@@ -48,7 +61,12 @@ export interface Session {
 	userName: string;
 	password: string;
 	token: string;
-	http<T = WireRecord>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+	http<T = WireRecord>(
+		method: string,
+		path: string,
+		body?: unknown,
+		headers?: Record<string, string>,
+	): Promise<Reply<T>>;
 }
 
 let signUps = 0;
@@ -56,8 +74,15 @@ let signUps = 0;
 /** A name SERVICES knows (plaza.ts serviceFactories): a domain, which may run as several Moleculer services. */
 export type ServiceName = keyof typeof serviceFactories;
 
-/** The domains a domain calls (the gateway identifies callers with users; users embeds graph's and venues' records…). */
-const calls: Partial<Record<ServiceName, ServiceName[]>> = { gateway: ["users"], users: ["graph", "venues"], posts: ["users"], systems: ["users", "posts"] };
+/**
+ * The domains a domain calls (the gateway identifies callers with users; users embeds graph's and venues' records…).
+ */
+const calls: Partial<Record<ServiceName, ServiceName[]>> = {
+	gateway: ["users"],
+	users: ["graph", "venues"],
+	posts: ["users"],
+	systems: ["users", "posts"],
+};
 
 function withWhatTheyCall(names: string[]): string[] {
 	const all = new Set(names);
@@ -72,16 +97,32 @@ function withWhatTheyCall(names: string[]): string[] {
  * service runs unless `overrides.services` names the few a suite exercises (with the gateway and
  * the services those call, see `calls`, unless other nodes serve them over a transporter).
  */
-export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewares: Middleware[] = []): Promise<TestPlaza> {
+export async function startPlaza(
+	overrides: Partial<PlazaConfig> = {},
+	middlewares: Middleware[] = [],
+): Promise<TestPlaza> {
 	const database = !overrides.store && process.env.PLAZA_TEST_STORE === "postgres" ? testDatabase() : undefined;
 	await database?.create();
 	const mongo = !overrides.store && process.env.PLAZA_TEST_STORE === "mongo" ? testMongoDatabase() : undefined;
-	const store = database ? { store: { kind: "postgres" as const, url: database.url, poolSize: testPoolSize } } : mongo ? { store: { kind: "mongo" as const, uri: mongo.uri } } : {};
+	const store = database
+		? { store: { kind: "postgres" as const, url: database.url, poolSize: testPoolSize } }
+		: mongo
+			? { store: { kind: "mongo" as const, uri: mongo.uri } }
+			: {};
 	// On MongoDB every domain of the Plaza shares its database: one client of the test's own reads it.
 	const mongoStored = mongo && mongoRecords(mongo.uri);
 	// On a transporter the other nodes serve the rest: the list is this process's own, as SERVICES is.
-	const services = overrides.services && !overrides.transporter ? withWhatTheyCall([...overrides.services, "gateway"]) : overrides.services;
-	const config = defaultConfig({ adminApiKey: ADMIN_KEY, rateLimitPerMinute: 100_000, ...store, ...overrides, services });
+	const services =
+		overrides.services && !overrides.transporter
+			? withWhatTheyCall([...overrides.services, "gateway"])
+			: overrides.services;
+	const config = defaultConfig({
+		adminApiKey: ADMIN_KEY,
+		rateLimitPerMinute: 100_000,
+		...store,
+		...overrides,
+		services,
+	});
 	const broker = createPlaza(config, middlewares);
 	const stop = async () => {
 		try {
@@ -101,7 +142,12 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 	const server = (broker.getLocalService("gateway") as unknown as { server: Server }).server;
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-	const http = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> => {
+	const http = async <T>(
+		method: string,
+		path: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	): Promise<Reply<T>> => {
 		const init: RequestInit = { method, headers: { ...headers } };
 		if (typeof body === "string") init.body = body;
 		else if (body !== undefined) {
@@ -121,9 +167,17 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 
 	const signUp = async (fields: Record<string, unknown> = {}): Promise<Session> => {
 		signUps += 1;
-		const registration = { UserName: `user${signUps}_${Date.now()}`, Password: "correct horse battery", FirstName: `First${signUps}`, LastName: "Member", AutoLogin: true, ...fields };
+		const registration = {
+			UserName: `user${signUps}_${Date.now()}`,
+			Password: "correct horse battery",
+			FirstName: `First${signUps}`,
+			LastName: "Member",
+			AutoLogin: true,
+			...fields,
+		};
 		let reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
-		// A 503 did nothing and says when to come back (a loaded machine's hashes): as a client would, come back, a few times.
+		// A 503 did nothing and says when to come back (a loaded machine's hashes): as a client would, come back, a few
+		// times.
 		for (let retry = 0; reply.status === 503 && retry < 5; retry++) {
 			await new Promise(resolve => setTimeout(resolve, 1000 * Number(reply.headers.get("Retry-After") ?? 1)));
 			reply = await http<{ UserId: string; SessionId: string; UserName: string }>("POST", "/register", registration);
@@ -144,7 +198,8 @@ export async function startPlaza(overrides: Partial<PlazaConfig> = {}, middlewar
 		url,
 		http,
 		signUp,
-		admin: <T>(method: string, path: string, body?: unknown) => http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
+		admin: <T>(method: string, path: string, body?: unknown) =>
+			http<T>(method, path, body, { Authorization: `Bearer ${ADMIN_KEY}` }),
 		stored: service => mongoStored ?? sqlRecords(databaseOf(broker, service)),
 		count: (service, table) => (mongoStored ?? sqlRecords(databaseOf(broker, service))).count(table),
 		stop,
@@ -190,9 +245,14 @@ export function plazaForSuite(options: SuitePlazaOptions = {}): { plaza: TestPla
  * Signs users up a few at a time, in order: a burst of sign-ups on a loaded machine queues on the
  * password hashes past the request timeout, and no suite needs them at the same instant.
  */
-export async function signUpAll(plaza: TestPlaza, users: Array<Record<string, unknown>>, atOnce = 5): Promise<Session[]> {
+export async function signUpAll(
+	plaza: TestPlaza,
+	users: Array<Record<string, unknown>>,
+	atOnce = 5,
+): Promise<Session[]> {
 	const sessions: Session[] = [];
-	for (let i = 0; i < users.length; i += atOnce) sessions.push(...(await Promise.all(users.slice(i, i + atOnce).map(fields => plaza.signUp(fields)))));
+	for (let i = 0; i < users.length; i += atOnce)
+		sessions.push(...(await Promise.all(users.slice(i, i + atOnce).map(fields => plaza.signUp(fields)))));
 	return sessions;
 }
 

@@ -27,5 +27,10 @@ export function png(width: number, height: number, shade = 0x80): Buffer {
 	header[9] = 0; // greyscale
 	const rows = Buffer.alloc((width + 1) * height, shade);
 	for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0;
-	return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+	return Buffer.concat([
+		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+		chunk("IHDR", header),
+		chunk("IDAT", deflateSync(rows)),
+		chunk("IEND", Buffer.alloc(0)),
+	]);
 }

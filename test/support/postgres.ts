@@ -28,15 +28,25 @@ export function testDatabase(): TestDatabase {
 		name,
 		url: url.toString(),
 		// template0 takes no connections, so databases made side by side never find their template in use.
-		create: () => onServer(async client => void (await client.query(`CREATE DATABASE ${escapeIdentifier(name)} TEMPLATE template0 ENCODING 'UTF8'`))),
-		drop: () => onServer(async client => void (await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`))),
+		create: () =>
+			onServer(
+				async client =>
+					void (await client.query(`CREATE DATABASE ${escapeIdentifier(name)} TEMPLATE template0 ENCODING 'UTF8'`)),
+			),
+		drop: () =>
+			onServer(
+				async client => void (await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`)),
+			),
 	};
 }
 
 /** Ends every connection to a database but the caller's: what a restart of the server does to Plaza's pool. */
 export function terminateConnections(database: string): Promise<number> {
 	return onServer(async client => {
-		const { rowCount } = await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database]);
+		const { rowCount } = await client.query(
+			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+			[database],
+		);
 		return rowCount ?? 0;
 	});
 }
@@ -49,7 +59,10 @@ export async function onServer<T>(work: (client: Client) => Promise<T>, database
 	try {
 		await client.connect();
 	} catch (err) {
-		throw new Error(`PostgreSQL at ${postgresServerUrl} is out of reach (${(err as Error).message}): start it, point PLAZA_TEST_POSTGRES_URL at one, or set PLAZA_TEST_POSTGRES=off`, { cause: err });
+		throw new Error(
+			`PostgreSQL at ${postgresServerUrl} is out of reach (${(err as Error).message}): start it, point PLAZA_TEST_POSTGRES_URL at one, or set PLAZA_TEST_POSTGRES=off`,
+			{ cause: err },
+		);
 	}
 	try {
 		return await work(client);

@@ -4,7 +4,9 @@ import path from "node:path";
 import fs from "node:fs";
 
 /** The repository's root, whether this runs from the sources (Jest) or from dist/ (the benchmark). */
-const root = ((dir: string) => (path.basename(dir) === "dist" ? path.dirname(dir) : dir))(path.resolve(__dirname, "../.."));
+const root = ((dir: string) => (path.basename(dir) === "dist" ? path.dirname(dir) : dir))(
+	path.resolve(__dirname, "../.."),
+);
 
 export const mainScript = path.join(root, "dist", "main.js");
 
@@ -27,14 +29,23 @@ export interface RunningProcess {
 	exited: Promise<number | string>;
 }
 
-/** Starts the built entry point (what `npm start` runs) with the given environment; MONGO_URI only where `env` gives it (the contract suites' server is not every child's store). */
+/**
+ * Starts the built entry point (what `npm start` runs) with the given environment; MONGO_URI only where `env` gives it
+ * (the contract suites' server is not every child's store).
+ */
 export function startMain(env: Record<string, string>): RunningProcess {
-	if (!fs.existsSync(mainScript)) throw new Error(`${mainScript} is missing: run "npm run build" first (npm test does)`);
-	const child = spawn(process.execPath, ["--experimental-async-context-frame", mainScript], { env: { ...process.env, MONGO_URI: "", LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+	if (!fs.existsSync(mainScript))
+		throw new Error(`${mainScript} is missing: run "npm run build" first (npm test does)`);
+	const child = spawn(process.execPath, ["--experimental-async-context-frame", mainScript], {
+		env: { ...process.env, MONGO_URI: "", LOG_LEVEL: "warn", ...env },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
 	let output = "";
 	child.stdout?.on("data", chunk => (output += chunk));
 	child.stderr?.on("data", chunk => (output += chunk));
-	const exited = new Promise<number | string>(resolve => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+	const exited = new Promise<number | string>(resolve =>
+		child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+	);
 	return { child, output: () => output, exited };
 }
 
@@ -45,7 +56,10 @@ export function startMain(env: Record<string, string>): RunningProcess {
 export async function waitForHealthy(url: string, timeoutMs = 60_000, proc?: RunningProcess): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
-		if (proc && proc.child.exitCode !== null) throw new Error(`${url}: the process exited (${proc.child.exitCode}) before it was healthy; output:\n${proc.output()}`);
+		if (proc && proc.child.exitCode !== null)
+			throw new Error(
+				`${url}: the process exited (${proc.child.exitCode}) before it was healthy; output:\n${proc.output()}`,
+			);
 		try {
 			if ((await fetch(url)).status === 200) return;
 		} catch {

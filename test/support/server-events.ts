@@ -1,6 +1,9 @@
 import { ServerEventMessage, ServerEventsClient } from "@servicestack/client";
 
-/** The `eventsource` package (ESM): loaded by Node's own require (process.getBuiltinModule escapes Jest's, which cannot load an ES module). */
+/**
+ * The `eventsource` package (ESM): loaded by Node's own require (process.getBuiltinModule escapes Jest's, which cannot
+ * load an ES module).
+ */
 type EventSourceClass = new (url: string, init?: { withCredentials?: boolean; fetch?: typeof fetch }) => object;
 const nodeRequire = process.getBuiltinModule("node:module").createRequire(__filename);
 const { EventSource } = nodeRequire("eventsource") as { EventSource: EventSourceClass };
@@ -14,20 +17,39 @@ export interface Received {
 	eventId: number;
 }
 
-/** A ServerEventsClient of @servicestack/client, unmodified, over the eventsource package, sending these headers (a session) with its stream. */
+/**
+ * A ServerEventsClient of @servicestack/client, unmodified, over the eventsource package, sending these headers (a
+ * session) with its stream.
+ */
 export class TestEvents {
 	readonly received: Received[] = [];
 
 	readonly client: ServerEventsClient;
 
 	constructor(url: string, channels: string[], headers: Record<string, string> = {}) {
-		const record = (m: ServerEventMessage) => this.received.push({ selector: m.channel ? `${m.channel}@${m.selector}` : m.selector, body: m.body as Record<string, unknown>, eventId: m.eventId });
+		const record = (m: ServerEventMessage) =>
+			this.received.push({
+				selector: m.channel ? `${m.channel}@${m.selector}` : m.selector,
+				body: m.body as Record<string, unknown>,
+				eventId: m.eventId,
+			});
 		this.client = new ServerEventsClient(url, channels, {
-			handlers: { onConnect: (_info: unknown, m: ServerEventMessage) => record(m), onJoin: record, onLeave: record, onUpdate: record, onMessage: record, onHeartbeat: (_b: unknown, m: ServerEventMessage) => record(m) },
+			handlers: {
+				onConnect: (_info: unknown, m: ServerEventMessage) => record(m),
+				onJoin: record,
+				onLeave: record,
+				onUpdate: record,
+				onMessage: record,
+				onHeartbeat: (_b: unknown, m: ServerEventMessage) => record(m),
+			},
 		});
 		this.client.EventSource = class extends EventSource {
 			constructor(streamUrl: string, init?: { withCredentials?: boolean }) {
-				super(streamUrl, { ...init, fetch: (input, request) => fetch(input, { ...request, headers: { ...(request?.headers as Record<string, string>), ...headers } }) });
+				super(streamUrl, {
+					...init,
+					fetch: (input, request) =>
+						fetch(input, { ...request, headers: { ...(request?.headers as Record<string, string>), ...headers } }),
+				});
 			}
 		} as unknown as ServerEventsClient["EventSource"];
 	}
@@ -45,7 +67,10 @@ export class TestEvents {
 		for (;;) {
 			const found = this.received.find(match);
 			if (found) return found;
-			if (Date.now() > deadline) throw new Error(`No such message within ${timeoutMs} ms; received ${JSON.stringify(this.received.map(m => m.selector))}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`No such message within ${timeoutMs} ms; received ${JSON.stringify(this.received.map(m => m.selector))}`,
+				);
 			await new Promise(resolve => setTimeout(resolve, 10));
 		}
 	}
@@ -92,7 +117,10 @@ export class RawStream {
 	async until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (!done()) {
-			if (Date.now() > deadline) throw new Error(`Not so within ${timeoutMs} ms; the stream ${this.ended ? "ended" : "is open"} and received ${JSON.stringify(this.text)}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`Not so within ${timeoutMs} ms; the stream ${this.ended ? "ended" : "is open"} and received ${JSON.stringify(this.text)}`,
+				);
 			await new Promise(resolve => setTimeout(resolve, 10));
 		}
 	}

@@ -21,7 +21,11 @@ export interface SoapClient {
 }
 
 /** Calls an operation through the generated client; the result, and the response's X-Status (undefined on success). */
-export async function call<T = Record<string, unknown>>(client: SoapClient, operation: string, args: Record<string, unknown> = {}): Promise<{ result: T; status?: string; headers: Record<string, string> }> {
+export async function call<T = Record<string, unknown>>(
+	client: SoapClient,
+	operation: string,
+	args: Record<string, unknown> = {},
+): Promise<{ result: T; status?: string; headers: Record<string, string> }> {
 	const method = client[`${operation}Async`] as (args: Record<string, unknown>) => Promise<[T]>;
 	if (typeof method !== "function") throw new Error(`The WSDL has no operation ${operation}`);
 	const [result] = await method.call(client, args);
@@ -35,7 +39,11 @@ export function envelope(body: string, header = ""): string {
 }
 
 /** POSTs raw XML to /soap11. */
-export function postSoap(plaza: TestPlaza, xml: string, headers: Record<string, string> = {}): Promise<Reply<undefined>> {
+export function postSoap(
+	plaza: TestPlaza,
+	xml: string,
+	headers: Record<string, string> = {},
+): Promise<Reply<undefined>> {
 	return plaza.http<undefined>("POST", "/soap11", xml, { "Content-Type": "text/xml; charset=utf-8", ...headers });
 }
 

@@ -4,7 +4,10 @@ import { SqlDatabase, SqlValue } from "../../shared/persistence/sql/database";
 /** A test's condition on stored records: column = value, or column among a list's values. */
 export type Where = Record<string, string | number | readonly string[]>;
 
-/** A record as its store keeps it: SQL columns by name (booleans as 0/1); on MongoDB the document, its `_id` read as `id`. */
+/**
+ * A record as its store keeps it: SQL columns by name (booleans as 0/1); on MongoDB the document, its `_id` read as
+ * `id`.
+ */
 export type StoredRecord = Record<string, unknown>;
 
 /**
@@ -58,7 +61,13 @@ export function sqlRecords(db: SqlDatabase): StoredRecords {
 export function mongoRecords(uri: string): StoredRecords & { close(): Promise<void> } {
 	const client = new MongoClient(uri);
 	const db: Db = client.db();
-	const filter = (where: Where = {}): Document => Object.fromEntries(Object.entries(where).map(([column, value]) => [column === "id" ? "_id" : column, typeof value === "string" || typeof value === "number" ? value : { $in: [...value] }]));
+	const filter = (where: Where = {}): Document =>
+		Object.fromEntries(
+			Object.entries(where).map(([column, value]) => [
+				column === "id" ? "_id" : column,
+				typeof value === "string" || typeof value === "number" ? value : { $in: [...value] },
+			]),
+		);
 	const record = ({ _id, ...fields }: Document): StoredRecord => ({ id: _id as unknown, ...fields });
 	return {
 		find: async (table, where) => {
@@ -67,7 +76,8 @@ export function mongoRecords(uri: string): StoredRecords & { close(): Promise<vo
 		},
 		all: async (table, where) => (await db.collection(table).find(filter(where)).toArray()).map(record),
 		count: (table, where) => db.collection(table).countDocuments(filter(where)),
-		update: async (table, where, set) => (await db.collection(table).updateMany(filter(where), { $set: set })).modifiedCount,
+		update: async (table, where, set) =>
+			(await db.collection(table).updateMany(filter(where), { $set: set })).modifiedCount,
 		close: () => client.close(),
 	};
 }

@@ -2,7 +2,9 @@
 class SummaryReporter {
 	onRunComplete(_contexts, results) {
 		const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = results;
-		process.stdout.write(`plaza: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`);
+		process.stdout.write(
+			`plaza: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped\n`,
+		);
 	}
 }
 module.exports = SummaryReporter;

@@ -1,4 +1,10 @@
-import { hashPassword, hashPasswordWithin, hashThreads as threads, limitHashWait, verifyPassword } from "../../shared/passwords";
+import {
+	hashPassword,
+	hashPasswordWithin,
+	hashThreads as threads,
+	limitHashWait,
+	verifyPassword,
+} from "../../shared/passwords";
 import { PlazaError } from "../../shared/errors";
 
 describe("password hashes under a burst", () => {
@@ -34,7 +40,12 @@ describe("password hashes under a burst", () => {
 		for (const ms of [0, 20]) {
 			const late = hashPasswordWithin("too slow", ms, slow);
 			await expect(late).rejects.toBeInstanceOf(PlazaError);
-			await expect(late).rejects.toMatchObject({ code: 503, type: "ServiceUnavailable", message: expect.stringMatching(/nothing was done, retry in 1 s/), data: { retryAfter: 1 } });
+			await expect(late).rejects.toMatchObject({
+				code: 503,
+				type: "ServiceUnavailable",
+				message: expect.stringMatching(/nothing was done, retry in 1 s/),
+				data: { retryAfter: 1 },
+			});
 		}
 		expect(await verifyPassword("in time", await hashPasswordWithin("in time", 10_000))).toBe(true);
 		expect(await verifyPassword("no limit", await hashPasswordWithin("no limit", undefined))).toBe(true);

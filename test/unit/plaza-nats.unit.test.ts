@@ -4,7 +4,11 @@ import { PlazaNats } from "../../shared/bus/plaza-nats";
 function transporterWithClient() {
 	const published: string[] = [];
 	const transporter = new PlazaNats("nats://127.0.0.1:4222");
-	const client = { publish: (topic: string) => published.push(topic), flush: () => Promise.resolve(), close: () => Promise.resolve() };
+	const client = {
+		publish: (topic: string) => published.push(topic),
+		flush: () => Promise.resolve(),
+		close: () => Promise.resolve(),
+	};
 	Object.assign(transporter, { client });
 	return { transporter, published };
 }

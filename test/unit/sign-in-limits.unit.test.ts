@@ -43,14 +43,31 @@ describe("failed sign-ins counted by SignInLimits", () => {
 	test("a burst read together and refused for its pair spends nothing of the account's budget: the owner still signs in from a new address", async () => {
 		const burst = 30;
 		const counters = countersReadTogether(burst);
-		const limits = new SignInLimits({ ...defaultConfig().auth, maxFailuresPerAccount: 5, maxFailuresPerAddress: 20, accountFailureBudget: 10 }, () => undefined);
-		const guesses = await Promise.allSettled(Array.from({ length: burst }, () => limits.attempt(counters.ctx, { login: "alice", accountId: "alice-id", address: "203.0.113.66" }, async () => false)));
+		const limits = new SignInLimits(
+			{ ...defaultConfig().auth, maxFailuresPerAccount: 5, maxFailuresPerAddress: 20, accountFailureBudget: 10 },
+			() => undefined,
+		);
+		const guesses = await Promise.allSettled(
+			Array.from({ length: burst }, () =>
+				limits.attempt(
+					counters.ctx,
+					{ login: "alice", accountId: "alice-id", address: "203.0.113.66" },
+					async () => false,
+				),
+			),
+		);
 		// Five were tried (401 for the caller), the rest refused with 429 before any password was checked.
 		expect(guesses.filter(g => g.status === "fulfilled")).toHaveLength(5);
 		const refused = guesses.flatMap(g => (g.status === "rejected" ? [g.reason as unknown] : []));
 		expect(refused).toEqual(Array(burst - 5).fill(expect.objectContaining({ code: 429 })));
 
 		counters.release();
-		await expect(limits.attempt(counters.ctx, { login: "alice", accountId: "alice-id", address: "198.51.100.7" }, async () => true)).resolves.toBe(true);
+		await expect(
+			limits.attempt(
+				counters.ctx,
+				{ login: "alice", accountId: "alice-id", address: "198.51.100.7" },
+				async () => true,
+			),
+		).resolves.toBe(true);
 	});
 });

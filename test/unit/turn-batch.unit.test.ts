@@ -53,10 +53,19 @@ describe("a batched broadcast", () => {
 	test("each broker broadcasts its own turn's items as one event; a receiver reads them, and nothing from a malformed one", async () => {
 		const brokers = [0, 1].map(() => {
 			const sent: Array<[string, unknown]> = [];
-			return { sent, broker: { broadcast: async (event: string, payload: unknown) => void sent.push([event, payload]) } as unknown as ServiceBroker };
+			return {
+				sent,
+				broker: {
+					broadcast: async (event: string, payload: unknown) => void sent.push([event, payload]),
+				} as unknown as ServiceBroker,
+			};
 		});
 		const send = batchedBroadcast<{ n: number }>("plaza.test");
-		await Promise.all([send(brokers[0].broker, { n: 1 }), send(brokers[1].broker, { n: 2 }), send(brokers[0].broker, { n: 3 })]);
+		await Promise.all([
+			send(brokers[0].broker, { n: 1 }),
+			send(brokers[1].broker, { n: 2 }),
+			send(brokers[0].broker, { n: 3 }),
+		]);
 		expect(brokers[0].sent).toEqual([["plaza.test", { items: [{ n: 1 }, { n: 3 }] }]]);
 		expect(brokers[1].sent).toEqual([["plaza.test", { items: [{ n: 2 }] }]]);
 		expect(itemsOf(brokers[0].sent[0][1] as { items: Array<{ n: number }> })).toEqual([{ n: 1 }, { n: 3 }]);

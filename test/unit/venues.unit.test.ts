@@ -31,11 +31,19 @@ describe("venues actions on a bare broker", () => {
 	const broker = new ServiceBroker({ logger: false });
 	broker.createService(venuesService(defaultConfig()));
 	// The users service's one action venues calls, answered from the table above.
-	broker.createService({ name: "users", actions: { profiles: (ctx: Context<{ ids: string[] }>) => profiles.filter(p => ctx.params.ids.includes(p.Id)) } });
+	broker.createService({
+		name: "users",
+		actions: { profiles: (ctx: Context<{ ids: string[] }>) => profiles.filter(p => ctx.params.ids.includes(p.Id)) },
+	});
 	beforeAll(() => broker.start());
 	afterAll(() => broker.stop());
 
-	const createVenue = (Name: string) => broker.call<Record<string, unknown>, { OwnerId: string; Name: string }>("venues.create", { OwnerId: ann, Name }, as(ann));
+	const createVenue = (Name: string) =>
+		broker.call<Record<string, unknown>, { OwnerId: string; Name: string }>(
+			"venues.create",
+			{ OwnerId: ann, Name },
+			as(ann),
+		);
 
 	test("create stores a venue for its owner; find returns it", async () => {
 		const venue = await createVenue("Hall");
@@ -44,25 +52,47 @@ describe("venues actions on a bare broker", () => {
 	});
 
 	test("an unknown owner or venue is NotFound", async () => {
-		expect(await failureOf(broker.call("venues.create", { OwnerId: nobody, Name: "Nowhere" }, as(nobody)))).toEqual({ code: 404, type: "NotFound" });
+		expect(await failureOf(broker.call("venues.create", { OwnerId: nobody, Name: "Nowhere" }, as(nobody)))).toEqual({
+			code: 404,
+			type: "NotFound",
+		});
 		expect(await failureOf(broker.call("venues.find", { Id: nobody }))).toEqual({ code: 404, type: "NotFound" });
 	});
 
 	test("only the owner adds members; a member comes with the names; twice is AlreadyExists", async () => {
 		const venue = await createVenue("Club");
-		expect(await failureOf(broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob }, as(bob)))).toEqual({ code: 403, type: "Forbidden" });
+		expect(await failureOf(broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob }, as(bob)))).toEqual({
+			code: 403,
+			type: "Forbidden",
+		});
 		const member = await broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob, RoleId: "host" }, as(ann));
-		expect(member).toEqual({ VenueId: venue.Id, OwnerId: ann, UserId: bob, VenueName: "Club", MemberFirstName: "Bob", MemberLastName: "Ray", RoleId: "host" });
-		expect(await failureOf(broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob }, as(ann)))).toEqual({ code: 409, type: "AlreadyExists" });
+		expect(member).toEqual({
+			VenueId: venue.Id,
+			OwnerId: ann,
+			UserId: bob,
+			VenueName: "Club",
+			MemberFirstName: "Bob",
+			MemberLastName: "Ray",
+			RoleId: "host",
+		});
+		expect(await failureOf(broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob }, as(ann)))).toEqual({
+			code: 409,
+			type: "AlreadyExists",
+		});
 		expect(await broker.call("venues.isMember", { venueId: venue.Id, userId: bob })).toBe(true);
 	});
 
 	test("an empty RoleId takes the role away; a member's venues are listed for them", async () => {
 		const venue = await createVenue("Studio");
 		await broker.call("venues.addMember", { VenueId: venue.Id, UserId: bob, RoleId: "guest" }, as(ann));
-		expect(await broker.call("venues.updateMember", { VenueId: venue.Id, UserId: bob, RoleId: "" }, as(ann))).toMatchObject({ UserId: bob, RoleId: undefined });
+		expect(
+			await broker.call("venues.updateMember", { VenueId: venue.Id, UserId: bob, RoleId: "" }, as(ann)),
+		).toMatchObject({ UserId: bob, RoleId: undefined });
 		// A page as the gateway fills it in from the catalogue's defaults.
-		const listed = await broker.call<Array<Record<string, unknown>>, { UserId: string; Offset: number; Limit: number }>("venues.ofUser", { UserId: bob, Offset: 0, Limit: 100 });
+		const listed = await broker.call<Array<Record<string, unknown>>, { UserId: string; Offset: number; Limit: number }>(
+			"venues.ofUser",
+			{ UserId: bob, Offset: 0, Limit: 100 },
+		);
 		expect(listed.map(v => v.Name)).toContain("Studio");
 	});
 });

@@ -13,7 +13,9 @@ export interface MongoMigration {
 	apply(db: Db): Promise<void>;
 }
 
-/** How long a schema lock holds without being renewed: a process killed while holding it delays the others this long. */
+/**
+ * How long a schema lock holds without being renewed: a process killed while holding it delays the others this long.
+ */
 const leaseMs = 30_000;
 const retryMs = 100;
 
@@ -42,7 +44,11 @@ async function withLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
 	for (;;) {
 		const now = Date.now();
 		try {
-			const taken = await locks.updateOne({ _id: "schema", until: { $lt: now } }, { $set: { holder, until: now + leaseMs } }, { upsert: true });
+			const taken = await locks.updateOne(
+				{ _id: "schema", until: { $lt: now } },
+				{ $set: { holder, until: now + leaseMs } },
+				{ upsert: true },
+			);
 			if (taken.modifiedCount + taken.upsertedCount === 1) break;
 		} catch (err) {
 			// The lock is there and its lease runs: the upsert's insert met the held one.
@@ -50,7 +56,11 @@ async function withLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
 		}
 		await new Promise(resolve => setTimeout(resolve, retryMs));
 	}
-	const renew = setInterval(() => void locks.updateOne({ _id: "schema", holder }, { $set: { until: Date.now() + leaseMs } }).catch(() => undefined), leaseMs / 3);
+	const renew = setInterval(
+		() =>
+			void locks.updateOne({ _id: "schema", holder }, { $set: { until: Date.now() + leaseMs } }).catch(() => undefined),
+		leaseMs / 3,
+	);
 	try {
 		return await work();
 	} finally {
@@ -68,7 +78,13 @@ export async function migrateMongo(db: Db, domain: string, migrations: readonly 
 		for (const step of [...migrations].sort((a, b) => a.version - b.version)) {
 			if (done.has(step.version)) continue;
 			await step.apply(db);
-			await record.insertOne({ _id: `${domain}:${step.version}`, domain, version: step.version, description: step.description, applied_time: Date.now() });
+			await record.insertOne({
+				_id: `${domain}:${step.version}`,
+				domain,
+				version: step.version,
+				description: step.description,
+				applied_time: Date.now(),
+			});
 			applied.push(step.version);
 		}
 		return applied;

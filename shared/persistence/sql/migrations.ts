@@ -17,13 +17,22 @@ export interface Migration {
  */
 export async function migrate(db: SqlDatabase, domain: string, migrations: readonly Migration[]): Promise<number[]> {
 	return db.withSchemaLock(async tx => {
-		await tx.run("CREATE TABLE IF NOT EXISTS plaza_migrations (domain TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL, applied_time BIGINT NOT NULL, PRIMARY KEY (domain, version))");
-		const done = new Set((await tx.all<{ version: number }>("SELECT version FROM plaza_migrations WHERE domain = $1", [domain])).map(r => Number(r.version)));
+		await tx.run(
+			"CREATE TABLE IF NOT EXISTS plaza_migrations (domain TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL, applied_time BIGINT NOT NULL, PRIMARY KEY (domain, version))",
+		);
+		const done = new Set(
+			(await tx.all<{ version: number }>("SELECT version FROM plaza_migrations WHERE domain = $1", [domain])).map(r =>
+				Number(r.version),
+			),
+		);
 		const applied: number[] = [];
 		for (const step of [...migrations].sort((a, b) => a.version - b.version)) {
 			if (done.has(step.version)) continue;
 			for (const sql of step.statements(db.dialect)) await tx.run(sql);
-			await tx.run("INSERT INTO plaza_migrations (domain, version, description, applied_time) VALUES ($1, $2, $3, $4)", [domain, step.version, step.description, Date.now()]);
+			await tx.run(
+				"INSERT INTO plaza_migrations (domain, version, description, applied_time) VALUES ($1, $2, $3, $4)",
+				[domain, step.version, step.description, Date.now()],
+			);
 			applied.push(step.version);
 		}
 		return applied;

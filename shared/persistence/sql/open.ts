@@ -16,7 +16,11 @@ const pools = new Map<string, Shared>();
  * The database a domain keeps its records in: its own SQLite file under DATA_DIR (`<domain>.sqlite`),
  * an in-memory SQLite database, or the deployment's PostgreSQL database. Give it back with `closeDatabase`.
  */
-export function openDatabase(store: StoreConfig, domain: string, log: (message: string) => void = () => undefined): SqlDatabase {
+export function openDatabase(
+	store: StoreConfig,
+	domain: string,
+	log: (message: string) => void = () => undefined,
+): SqlDatabase {
 	switch (store.kind) {
 		case "memory":
 			return new SqliteDatabase(undefined);
@@ -25,7 +29,14 @@ export function openDatabase(store: StoreConfig, domain: string, log: (message: 
 		case "postgres": {
 			let shared = pools.get(store.url);
 			if (!shared) {
-				shared = { db: new PostgresDatabase(store.url, message => log(`A PostgreSQL connection was lost; the next statement opens another: ${message}`), store.poolSize), users: 0 };
+				shared = {
+					db: new PostgresDatabase(
+						store.url,
+						message => log(`A PostgreSQL connection was lost; the next statement opens another: ${message}`),
+						store.poolSize,
+					),
+					users: 0,
+				};
 				pools.set(store.url, shared);
 			}
 			shared.users += 1;

@@ -22,7 +22,12 @@ export interface Anchor {
  * The anchor of `page.AfterId`, read with `sql` (one row of `time` and `id` for the id at `$1`),
  * or undefined without a cursor; a cursor that names no record of the list is a 400 on AfterId.
  */
-export async function anchorOf(db: SqlExecutor, page: Page, sql: string, params: unknown[] = []): Promise<Anchor | undefined> {
+export async function anchorOf(
+	db: SqlExecutor,
+	page: Page,
+	sql: string,
+	params: unknown[] = [],
+): Promise<Anchor | undefined> {
 	if (!page.AfterId) return undefined;
 	const row = await db.get<{ time: number; id: string }>(sql, [page.AfterId, ...(params as string[])]);
 	if (!row) throw failures.field("AfterId", "InvalidValue", "AfterId names no record of this list");
@@ -64,15 +69,23 @@ export interface OwnedList {
  * (owner, time, tiebreak) past the record it names. Every "a user's connections", "a post's
  * comments"… list is this statement.
  */
-export async function pageOf<T extends object>(db: SqlExecutor, list: OwnedList, ownerId: string, page: Page): Promise<T[]> {
+export async function pageOf<T extends object>(
+	db: SqlExecutor,
+	list: OwnedList,
+	ownerId: string,
+	page: Page,
+): Promise<T[]> {
 	if (page.Limit === 0) return [];
 	const fixed = list.where ? ` AND ${list.where}` : "";
-	const anchor = await anchorOf(db, page, `SELECT ${list.time} AS time, ${list.tiebreak} AS id FROM ${list.table} WHERE ${list.cursor ?? list.tiebreak} = $1 AND ${list.owner} = $2${fixed}`, [ownerId]);
+	const anchor = await anchorOf(
+		db,
+		page,
+		`SELECT ${list.time} AS time, ${list.tiebreak} AS id FROM ${list.table} WHERE ${list.cursor ?? list.tiebreak} = $1 AND ${list.owner} = $2${fixed}`,
+		[ownerId],
+	);
 	const after = anchor ? ` AND ${afterAnchor(list.time, list.tiebreak, 4)}` : "";
-	return db.all<T>(`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`, [
-		ownerId,
-		page.Limit,
-		page.Offset,
-		...(anchor ? anchorParams(anchor) : []),
-	]);
+	return db.all<T>(
+		`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`,
+		[ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
+	);
 }

@@ -11,7 +11,10 @@ const dialect: SqlDialect = {
 
 /** BIGINT (timestamps, counts) as numbers: Plaza's stay far below 2^53. */
 const typeParsers = {
-	getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === 20 ? Number : (types.getTypeParser(oid, format ?? "text") as (value: string) => unknown))) as typeof types.getTypeParser,
+	getTypeParser: ((oid: number, format?: "text" | "binary") =>
+		oid === 20
+			? Number
+			: (types.getTypeParser(oid, format ?? "text") as (value: string) => unknown)) as typeof types.getTypeParser,
 };
 
 function bind(params: readonly SqlValue[]): unknown[] {
@@ -34,7 +37,10 @@ function translated(err: unknown): unknown {
 	return err;
 }
 
-/** Connections a pool holds unless DATABASE_POOL_SIZE says otherwise (unset or 0); processes × the size must stay under the server's max_connections. */
+/**
+ * Connections a pool holds unless DATABASE_POOL_SIZE says otherwise (unset or 0); processes × the size must stay under
+ * the server's max_connections.
+ */
 const defaultPoolSize = 10;
 
 /**
@@ -54,12 +60,18 @@ async function onLiveConnection<T>(pool: Pool, attempt: () => Promise<T>): Promi
 
 function executor(client: Pool | PoolClient): SqlExecutor {
 	// Through the pool, a read whose connection was found cut is tried on another: served again at once after a restart.
-	const send = (sql: string, params: readonly SqlValue[]) => (client instanceof Pool && isReadOnly(sql) ? onLiveConnection(client, () => client.query(sql, bind(params))) : client.query(sql, bind(params)));
-	const query = (sql: string, params: readonly SqlValue[]) => send(sql, params).catch(err => Promise.reject(translated(err)));
+	const send = (sql: string, params: readonly SqlValue[]) =>
+		client instanceof Pool && isReadOnly(sql)
+			? onLiveConnection(client, () => client.query(sql, bind(params)))
+			: client.query(sql, bind(params));
+	const query = (sql: string, params: readonly SqlValue[]) =>
+		send(sql, params).catch(err => Promise.reject(translated(err)));
 	return {
 		dialect,
-		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
-		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows[0] as T | undefined,
+		all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) =>
+			(await query(sql, params)).rows as T[],
+		get: async <T extends object>(sql: string, params: readonly SqlValue[] = []) =>
+			(await query(sql, params)).rows[0] as T | undefined,
 		run: async (sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rowCount ?? 0,
 	};
 }
@@ -77,7 +89,14 @@ export class PostgresDatabase implements SqlDatabase {
 	private readonly pooled: SqlExecutor;
 
 	constructor(url: string, onConnectionLost: (message: string) => void = () => undefined, poolSize = defaultPoolSize) {
-		this.pool = new Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, keepAlive: true, application_name: "plaza", types: typeParsers });
+		this.pool = new Pool({
+			connectionString: url,
+			max: poolSize,
+			connectionTimeoutMillis: 5000,
+			keepAlive: true,
+			application_name: "plaza",
+			types: typeParsers,
+		});
 		this.pool.on("error", err => onConnectionLost(err.message));
 		this.pooled = executor(this.pool);
 	}
@@ -94,7 +113,10 @@ export class PostgresDatabase implements SqlDatabase {
 		return this.pooled.run(sql, params);
 	}
 
-	async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, beforeWork?: (tx: SqlExecutor) => Promise<void>): Promise<T> {
+	async transaction<T>(
+		work: (tx: SqlExecutor) => Promise<T>,
+		beforeWork?: (tx: SqlExecutor) => Promise<void>,
+	): Promise<T> {
 		const client = await onLiveConnection(this.pool, () => this.begun()).catch(err => Promise.reject(translated(err)));
 		let broken = false;
 		try {
@@ -136,9 +158,22 @@ export class PostgresDatabase implements SqlDatabase {
 	}
 }
 
-/** Whether an error means the server is out of reach (down, restarting, connection cut) rather than the statement failed. */
+/**
+ * Whether an error means the server is out of reach (down, restarting, connection cut) rather than the statement
+ * failed.
+ */
 export function isConnectionLoss(err: unknown): boolean {
 	const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-	if (typeof code === "string" && (code.startsWith("08") || ["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code))) return true;
-	return typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+	if (
+		typeof code === "string" &&
+		(code.startsWith("08") ||
+			["57P01", "57P02", "57P03", "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code))
+	)
+		return true;
+	return (
+		typeof message === "string" &&
+		/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+			message,
+		)
+	);
 }

@@ -132,7 +132,8 @@ export class SqliteDatabase implements SqlDatabase {
 			const values = statement.get(...bind(params));
 			return values && (row(valuesOf(values)) as T);
 		},
-		run: async (sql: string, params: readonly SqlValue[] = []) => Number(this.statement(sql).statement.run(...bind(params)).changes),
+		run: async (sql: string, params: readonly SqlValue[] = []) =>
+			Number(this.statement(sql).statement.run(...bind(params)).changes),
 	};
 
 	/**
@@ -162,7 +163,10 @@ export class SqliteDatabase implements SqlDatabase {
 		this.files = files;
 		this.log = new LogDurability(
 			files && (() => files.syncLog()),
-			err => (this.broken = new Error(`the embedded store could not make its writes durable and must be restarted: ${(err as Error).message}`)),
+			err =>
+				(this.broken = new Error(
+					`the embedded store could not make its writes durable and must be restarted: ${(err as Error).message}`,
+				)),
 			() => {
 				// Not while one runs: it copies this log, and one asked for now would find it empty.
 				if (files && !this.checkpointing && files.logBytes() > checkpointBytes) this.checkpointDue = true;
@@ -233,8 +237,10 @@ export class SqliteDatabase implements SqlDatabase {
 		this.db.exec("BEGIN IMMEDIATE");
 		let settle!: (err?: unknown) => void;
 		let written!: () => void;
-		// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on the error COMMIT or fsync threw, as it came
-		const committed = new Promise<void>((resolve, reject) => (settle = err => (written(), err === undefined ? resolve() : reject(err))));
+		const committed = new Promise<void>(
+			// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on the error COMMIT or fsync threw, as it came
+			(resolve, reject) => (settle = err => (written(), err === undefined ? resolve() : reject(err))),
+		);
 		committed.catch(() => undefined);
 		const group: Group = { written: new Promise<void>(resolve => (written = resolve)), committed, settle };
 		this.group = group;
@@ -282,14 +288,18 @@ export class SqliteDatabase implements SqlDatabase {
 		try {
 			// Only durable commits may be copied: a page of one the log could still lose must not reach the database file.
 			await this.log.durableAt();
-			const [busy, logged, copied] = Object.values(this.db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() ?? {}) as number[];
+			const [busy, logged, copied] = Object.values(
+				this.db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() ?? {},
+			) as number[];
 			// Another connection still reads old pages: the log stays whole, to be copied next time.
 			if (busy || copied < logged) return;
 			await files.syncDatabase();
 			// Nothing is left to copy; were there anything (another connection's commit), FULL would fsync it first.
 			this.db.exec("PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA synchronous = OFF");
 		} catch (err) {
-			this.broken ??= new Error(`the embedded store could not make its database file durable and must be restarted: ${(err as Error).message}`);
+			this.broken ??= new Error(
+				`the embedded store could not make its database file durable and must be restarted: ${(err as Error).message}`,
+			);
 		}
 	}
 

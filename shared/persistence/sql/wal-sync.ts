@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** `fs.fdatasync` on libuv's thread pool: the event loop serves other requests meanwhile. */
-const fdatasync = (fd: number) => new Promise<void>((resolve, reject) => fs.fdatasync(fd, err => (err ? reject(err) : resolve())));
+const fdatasync = (fd: number) =>
+	new Promise<void>((resolve, reject) => fs.fdatasync(fd, err => (err ? reject(err) : resolve())));
 
 /**
  * The fsyncs of one SQLite database file and its write-ahead log, done off the event loop. SQLite
