@@ -14,14 +14,10 @@ export const maxBatchRequests = 100;
 export const batchCompletedHeader = "X-AutoBatch-Completed";
 
 /**
- * Runs ServiceStack's auto-batched requests (`POST /json/reply/FindPost[]` with a JSON array of
- * FindPost requests) in order, each as the same caller and through the same checks as a single call
- * (access, validation and actor fields in the operations middleware; each request after the first
- * spends one more of the caller's request budget, so a batch buys no extra requests), and returns
- * their answers written for the wire, with `X-AutoBatch-Completed` set to their number (none on an
- * empty batch, as in ServiceStack). The first failure stops the batch: it is thrown with the header
- * set to the number of requests completed before it, whose changes stay (as ServiceStack's do), and
- * `req.$autoBatchIndex` set to its index. The whole body is read under one request's limit.
+ * Runs ServiceStack's auto-batched requests (`POST /json/reply/FindPost[]`) in order, each through a single call's
+ * checks and spending one more of the caller's budget; the body is read under one request's limit. Sets
+ * `X-AutoBatch-Completed` (none on an empty batch); the first failure stops the batch, keeps what ran before it (as
+ * ServiceStack does) and sets `req.$autoBatchIndex`.
  */
 export async function performBatch(
 	op: Operation,

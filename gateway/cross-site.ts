@@ -7,21 +7,11 @@ import { IdentifiedRequest } from "./identify";
 type CrossSiteConfig = Pick<PlazaConfig, "corsOrigins" | "trustProxy">;
 
 /**
- * Refuses (403) a cross-site write (PRODUCT.md §3): an operation that is not a read, called by a
- * caller known only by credentials a browser adds to any site's request by itself (the session
- * cookie, and Basic or Digest credentials it replays after a prompt), when it comes by GET or HEAD
- * (a link or an `<img>` is enough), from an `Origin` (or, without one, a `Referer`) that is neither
- * Plaza's own nor listed in CORS_ORIGINS (`Origin: null`, sent by sandboxed and privacy-sensitive
- * contexts, counts as foreign), or with `Sec-Fetch-Site: cross-site`.
- *
- * A public write (sign-in, registration, an invitation's conversion) is refused from another site
- * whatever the request carries: it needs no credentials to sign the browser into the other site's
- * account (login CSRF). Not refused: reads (the browser's same-origin policy keeps their answer from
- * the other site); callers who sent X-ss-id or Bearer credentials (a browser never adds those by
- * itself); requests with neither Origin nor Referer that come by another verb (clients outside a
- * browser). Public operations lend the request no authority, so they are not refused for coming by
- * GET: `GET /auth` reads the current session and `GET /auth/logout` ends it, as ServiceStack clients
- * call them; a browser's cross-site GET is still refused by the other rules.
+ * Refuses (403) a cross-site write (PRODUCT.md §3): a non-read whose caller is known only by credentials a browser
+ * adds by itself (session cookie, replayed Basic or Digest), or any public write (login CSRF), when it comes from an
+ * Origin (else Referer) neither Plaza's nor in CORS_ORIGINS (`Origin: null` is foreign) or with `Sec-Fetch-Site:
+ * cross-site`; the first kind also when it comes by GET or HEAD (a link or an `<img>` suffices). Public operations
+ * lend no authority, so may come by GET (`GET /auth/logout`). Reads pass: the same-origin policy hides their answer.
  */
 export function refuseCrossSiteWrite(op: Operation, req: IdentifiedRequest, config: CrossSiteConfig): void {
 	if (op.reads || !(req.$ambient || op.access === "public")) return;

@@ -14,12 +14,10 @@ const formatSuffix = new RegExp(`\\.(${formatNames})$`, "i");
 const predefinedRoute = new RegExp(`^/(${formatNames})/(?=(reply|oneway)(/|$))`, "i");
 
 /**
- * Reads the format a caller asked for, before routing (PRODUCT.md §1). Explicitly: a `.json` or
- * `.xml` suffix on any path, `?format=`, or the predefined routes `/json/…` and `/xml/…` (suffixes
- * are removed and `/xml/reply/{Op}` becomes the generic route, so routes match). Else by preference:
- * `Accept`'s first choice, and for a caller who accepts anything, the XML of their request body, as
- * ServiceStack answers. `?callback=` asks for JSONP. Throws 400 for any other format, two different
- * formats, or JSONP of XML.
+ * Reads the format a caller asked for, before routing (PRODUCT.md §1): a `.json`/`.xml` suffix, `?format=` or the
+ * `/json/…` and `/xml/…` routes (rewritten so that routes match), else `Accept`'s first choice, else for a caller who
+ * accepts anything the XML of its body, as ServiceStack answers; `?callback=` asks for JSONP. 400 for any other
+ * format, two different ones, or JSONP of XML.
  */
 export function negotiateFormat(req: FormatRequest): void {
 	const url = req.url ?? "/";

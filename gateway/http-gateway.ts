@@ -43,15 +43,9 @@ import { busBarrier } from "../shared/bus/bus-barrier";
 const drainMs = 10_000;
 
 /**
- * The HTTP face of Plaza, made from the operation catalogue: REST routes, the generic reply route,
- * SOAP and the description, one error shape. It knows protocols, not domains: no operation is named
- * here. A request goes: format → route → bus barrier → caller → budget → body → cross-site check →
- * kept answer or operation (or page) → answer.
- *
- * Built on node:http with find-my-way, body-parser, qs, cookie and cors rather than
- * moleculer-web, whose per-request cost (an action call of its own through every broker middleware,
- * alias resolution by regular expressions) was most of what a small read cost
- * (docs/decisions/0002-own-gateway-over-moleculer-web.md).
+ * The HTTP face of Plaza, made from the operation catalogue; it knows protocols, not domains. A request goes: format →
+ * route → bus barrier → caller → budget → body → cross-site check → kept answer or operation (or page) → answer.
+ * On node:http and find-my-way, not moleculer-web (docs/decisions/0002-own-gateway-over-moleculer-web.md).
  */
 export class HttpGateway {
 	private readonly routes: Routes;

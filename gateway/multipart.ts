@@ -3,11 +3,9 @@ import Busboy from "@fastify/busboy";
 import { failures } from "../shared/errors";
 
 /**
- * The fields of a multipart/form-data body, bound like a JSON body: text parts by their names (a
- * name given several times: a list of them), a file part as base64 under its part's name, with its type as ContentType
- * unless a part says
- * otherwise. More than `limitBytes` in all is a 413; the upload stops there. A text part may be as
- * large as the whole body (busboy would otherwise cut it at 1 MB without a word).
+ * A multipart/form-data body's fields, bound like a JSON body: text parts by name (a repeated name: a list), a file
+ * part as base64 under its name, with its type as ContentType unless a part says otherwise. Over `limitBytes` in all
+ * is a 413 and stops the upload; a text part may be as large as the body (busboy would silently cut it at 1 MB).
  */
 export function readMultipart(req: IncomingMessage, limitBytes: number): Promise<Record<string, unknown>> {
 	return new Promise((resolve, reject) => {

@@ -27,19 +27,11 @@ export function budgetKeyOf(caller: Caller | undefined, address: string | undefi
 }
 
 /**
- * The per-minute request budget of a caller, in fixed one-minute windows counted in the counters
- * every gateway shares (the limits service, in the deployment's store), so that it neither
- * multiplies with gateways nor resets at a restart. Each request is counted here in memory and the
- * counts are sent in batches (every 250 ms, one limits.add call answering the totals); a request is
- * decided on the last shared total plus what this gateway counted since. A caller's first request
- * of a window on this gateway, and the last few of a budget, wait for their count to reach the shared
- * counter (batched with others), so that what other gateways or the process before a restart spent is
- * known before they are answered; a spent budget is refused here without asking the store again.
- * Every answer says where the budget stands (X-Rate-Limit-Limit, -Remaining, -Reset in epoch
- * milliseconds); a spent one is a 429.
- *
- * Not rate-limiter-flexible any more: its memory limiter opens a window per key at its first point,
- * which cannot be added to a shared fixed window, and its store limiters write once per request.
+ * A caller's per-minute budget in fixed windows, counted in the counters every gateway shares (the limits service),
+ * so that it neither multiplies with gateways nor resets at a restart. Counts are sent in batches; a request is
+ * decided on the last shared total plus what this gateway counted since, but a caller's first request of a window
+ * here and the last few of a budget wait for the shared total. Answers carry X-Rate-Limit-Limit, -Remaining and
+ * -Reset (epoch ms); a spent budget is a 429, refused without asking the store again.
  */
 export class RequestBudget {
 	private window = 0;

@@ -11,7 +11,7 @@ const maxBytes = 64 * 1024 * 1024;
 const ttlMs = 60_000;
 
 interface KeptAnswer {
-	/** The UTF-8 bytes sent: encoded once, not at every answer (for a 135 KB page that was half the CPU). */
+	/** The UTF-8 bytes sent: encoded once, not at every answer, since encoding a large page is costly. */
 	json: Buffer;
 	/** The generations of the operation's domains when the answer was read. */
 	generations: string;
@@ -35,18 +35,11 @@ export interface PendingAnswer {
 }
 
 /**
- * Answers of the operations that declare `cacheResponse` (ServiceStack's [CacheResponse]), as the
- * JSON text sent, on this gateway. An answer is shared by the callers of one scope, which the action
- * names in `ctx.meta.responseScope` (e.g. "members": every signed-in user who is not cloaked) and the
- * gateway learns per caller from their own first answer; a caller whose scope it has not learned
- * always goes to the service. Both are kept with the generations of the operation's domains, and
- * are served only while those have not moved: any write in one of them, on any node, is announced
- * before it answers, so an answer kept before a write is never served after it. An answer made of
- * particular records (a post) names them in `ctx.meta.responseRecords`, and is dropped when a write
- * invalidates one of them in the hot caches (`plaza.cache.invalidate`), on any node. An answer that is
- * its caller's alone (CALLER_SCOPE: a feed, a search with private posts) is kept for that caller
- * only; it is the only scope an operation with actor fields may give, since the actor check passed
- * for that very caller and those very fields. An answer is never kept past `responseExpiresAt`.
+ * This gateway's kept answers of `cacheResponse` operations (ServiceStack's [CacheResponse]), as the JSON sent. One
+ * is shared by the callers of the scope the action names (`ctx.meta.responseScope`, learned per caller from their
+ * first answer), served only while its domains' generations have not moved (writes announce before they answer) and
+ * none of its `ctx.meta.responseRecords` was invalidated, never past `responseExpiresAt`. CALLER_SCOPE keeps it for
+ * that caller alone: the only scope an operation with actor fields may give, as its actor check was for that caller.
  */
 export class ResponseCache {
 	private readonly answers = new LRUCache<string, KeptAnswer>({

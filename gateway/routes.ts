@@ -45,12 +45,10 @@ const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 const malformedMarker = "malformed-escape-";
 
 /**
- * The gateway's routing table, made from the catalogue (find-my-way: a radix tree, so a lookup costs
- * the path's length, not the number of routes): every operation's REST routes; the generic route
- * (`/json/reply/{Operation}`, alias `/api/{Operation}`, and `/json/oneway/{Operation}`, by every verb)
- * with a case-insensitive operation name, `{Operation}[]` for a batch; and the gateway's own pages.
- * Paths match case-insensitively with or without a trailing slash, as ServiceStack's do; HEAD
- * answers wherever GET does. A path with a malformed %-escape is a 400, not a missing route.
+ * The gateway's routing table, made from the catalogue (find-my-way's radix tree): REST routes, the generic route
+ * (`/json/reply/{Operation}`, `/api/{Operation}`, `/json/oneway/{Operation}`, any verb, any case, `{Operation}[]` for
+ * a batch) and the gateway's own pages. Paths match as ServiceStack's do (any case, trailing slash optional); HEAD
+ * answers wherever GET does; a malformed %-escape is a 400, not a missing route.
  */
 export class Routes {
 	private readonly router = Router({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2000 });

@@ -20,12 +20,10 @@ const nodeTrouble = (err: unknown) => {
 };
 
 /**
- * Who picks the node that serves a call: the caller (Moleculer's balancer), so that each call is
- * sealed for the node it is sent to and opens there only. A call published to a queue group, for
- * whichever node nats-server chose, could be replayed to another node of the group, which had not
- * seen it (a post made twice). Over NATS, a node lost with calls on it is found within a second
- * (see lostNodes). The circuit breaker moves calls off a node that is alive but failing; in one
- * process it would take out the only endpoint of an action, and is off there.
+ * The caller picks the node (Moleculer's balancer), so that each call is sealed for, and opens only at, the node it is
+ * sent to: a queue group could replay it to another node (a post made twice). Over NATS a lost node is found within a
+ * second (see lostNodes). The circuit breaker moves calls off a node alive but failing; it is off in one process,
+ * where it would take out an action's only endpoint.
  */
 function transport(
 	transporter: string | undefined,
@@ -51,14 +49,10 @@ function transport(
 const unnamedNodeId = () => `plaza-${process.pid}-${randomBytes(3).toString("hex")}`;
 
 /**
- * The broker of a Plaza process: the same in one process or many, save for the transporter.
- * Fault tolerance: call timeouts; retries only where the caller asks (reads, see readCall; writes
- * never re-run); a lost node's calls rejected at once, a failing one left out (see transport); a bulkhead per action,
- * so a slow
- * service cannot take every slot; context tracking, so a stopping node first finishes what it
- * accepted. Operations: Prometheus metrics, optional tracing, structured logs.
- * The bus is a trust boundary: every packet sealed with CLUSTER_SECRET, internal actions only for
- * the services they serve.
+ * The broker of a Plaza process, the same in one process or many save for the transporter: call timeouts, retries for
+ * reads only (see readCall), lost and failing nodes left out (see transport), a bulkhead per action, and context
+ * tracking, so that a stopping node first finishes what it accepted; metrics, tracing, logs. The bus is a trust
+ * boundary: every packet sealed with CLUSTER_SECRET, internal actions only for the services they serve.
  */
 export function brokerOptions(config: PlazaConfig, extraMiddlewares: Middleware[]): BrokerOptions {
 	const { cluster } = config;

@@ -31,13 +31,10 @@ export function actionKeyOf(op: Operation): string {
 }
 
 /**
- * A service's typed parts, `this` being what Moleculer makes of its schema (the service, its
- * methods and the variables its mixins and `created` set):
- * - implement(op, handler): the action performing a catalogue operation, to spread into `actions`;
- *   the compiler checks the handler's params and answer against the operation's request and response;
- *   the handler runs behind the operations middleware (access, binding, validation, Idempotency-Key:
- *   docs/architecture.md, The operations middleware)
- * - define(schema): the service's schema, handlers and methods typed with `this`, as Moleculer's broker takes it
+ * A service's typed parts, `this` being the service with its methods and the variables its mixins and `created` set:
+ * - implement(op, handler): the action for a catalogue operation, checked against its request and response types and
+ *   run behind the operations middleware (docs/architecture.md, The operations middleware)
+ * - define(schema): the schema, its handlers and methods typed with `this`, as Moleculer's broker takes it
  */
 export function typedService<Methods extends object = object, Vars extends object = object>() {
 	type This = Service & Vars & Methods;

@@ -34,12 +34,9 @@ export function currentCost(): HashCost {
 const memoryFor = (cost: HashCost) => 128 * cost.r * (cost.N + cost.p + 2) + 1024 * 1024;
 
 /**
- * Hashes run on libuv's few threads (4 by default) at about half a second each, so a burst of
- * sign-ups queues for longer than a call may take: the call times out while its account is still
- * made. So a hash that would queue is refused up front (503 with Retry-After: certainly not done)
- * when the hashes already waiting would not finish within `maxWaitMs` at the pace measured. One that
- * finds a thread free always starts: refusing it would not make it faster, and one slow hash (at
- * start-up, on a loaded machine) set a pace that refused the next sign-ups for seconds.
+ * A hash that would wait past `maxWaitMs` at the measured pace is refused up front (503 with Retry-After: certainly not
+ * done): a call that times out while its hash queues still makes its account. One that finds a thread free always
+ * starts: refusing it would not make it faster, and one slow hash would otherwise refuse the sign-ups after it.
  */
 const queue = { maxWaitMs: Infinity, pending: 0, samples: [] as number[], next: 0 };
 
@@ -60,12 +57,9 @@ export function limitHashWait(ms: number): void {
 export const hashThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 
 /**
- * The pace, in ms per hash at the threads' throughput: for each recent hash that found a thread
- * free, its duration divided by how many ran beside it when it started (four at once on two cores
- * each take twice as long; four hashes done in that time is one per half of it). The median, not a
- * mean: one hash stretched by a stalled event loop (a loaded machine, a GC) made a mean refuse whole
- * bursts of cheap hashes. Not the time between completions either: threads finish together, so most
- * such intervals are near zero and their median said "free" to a burst.
+ * The pace in ms per hash: the median, over recent hashes that found a thread free, of their duration divided by how
+ * many ran beside them. A median, so that one hash stretched by a stalled event loop does not refuse whole bursts; not
+ * the time between completions, which is near zero as threads finish together.
  */
 function pace(): number | undefined {
 	if (queue.samples.length === 0) return undefined;
@@ -120,11 +114,9 @@ export async function hashPassword(password: string, cost: HashCost = currentCos
 }
 
 /**
- * A new hash for a write that must not outlive its call: when the hash is not done within `ms` (a
- * loaded machine stretched a hash that found a thread free), a 503 that says nothing was done, and
- * the write is not made. Otherwise the caller's timeout answered 504 while the account or password
- * was still written after it (seen under a loaded test run: two of 40 registrations). The hash
- * finishes on its thread and is dropped; its time still sets the pace. No limit when `ms` is undefined.
+ * A new hash for a write that must not outlive its call: past `ms` (no limit when undefined), a 503 that says nothing
+ * was done, not a 504 while the write still lands. The hash finishes on its thread and is dropped; its time still
+ * sets the pace.
  */
 export async function hashPasswordWithin(
 	password: string,

@@ -68,8 +68,7 @@ export class ReplayBuffer {
 		if (first === this.first) return;
 		this.windowStart = this.entries[first - 1].id + 1;
 		this.first = first;
-		// Copied once half of it is dropped: a full buffer costs O(1) per event, not a copy of `max` entries
-		// (measured: copying 10,000 entries per new post was half of what CreatePost allocated).
+		// Copied once half of it is dropped, so that a full buffer costs O(1) per event, not a copy of `max` entries.
 		if (first * 2 >= this.entries.length) {
 			this.entries = this.entries.slice(first);
 			this.first = 0;

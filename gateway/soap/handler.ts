@@ -38,11 +38,8 @@ export function isSoapCall(req: IncomingMessage & { $rawUrl?: string; originalUr
 }
 
 /**
- * POST /soap11: the envelope's request element names the operation; its fields become the same
- * params the JSON route sends, so the broker middleware validates them and checks permissions as
- * for JSON (the caller was identified before, as for every route; a cookie-only cross-site write is
- * refused as on JSON). The result is written as the `<Op>Response` element; session directives
- * (Auth, Registration) set cookies as on JSON.
+ * POST /soap11: the envelope's request element names the operation and its fields become the JSON route's params, so
+ * validation, permissions, the cross-site check and session cookies work as on JSON. The answer is `<Op>Response`.
  */
 export async function performSoapCall(config: PlazaConfig, req: SoapRequest, res: ServerResponse): Promise<void> {
 	const { element, operation } = await soapCallOf(req, config);

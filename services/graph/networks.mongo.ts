@@ -228,11 +228,9 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	}
 
 	/**
-	 * Runs a change of a network's members with the network marked (`counting`), then writes the count
-	 * and takes the mark off; 404 when there is no such network. A failure takes the mark off too; a
-	 * crash leaves it, and readers count until one finds it older than the lease and repairs it.
-	 * Only the change of members is announced (for kept answers): while marked, readers already answer
-	 * the count the members make, so the mark, the count and the repair change nothing anyone reads.
+	 * Runs a change of a network's members with the network marked (`counting`), then writes the count and unmarks it
+	 * (404 for no such network; a failure unmarks too). A crash leaves the mark, and readers count until one finds it
+	 * older than the lease and repairs it. Only the change of members is announced: the rest changes nothing read.
 	 */
 	private async whileCounting<T>(networkId: string, change: () => Promise<T>): Promise<T> {
 		const marked = await this.networks.updateOne(

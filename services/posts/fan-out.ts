@@ -6,11 +6,9 @@ import { Source, sourceKey, sourceOfKey } from "./timeline-sources";
 import { FanOut, TimelineEntry } from "./timelines.repository";
 
 /**
- * Whose timelines a post goes into, through which of its sources: a `self` source is its one user;
- * the graph names the readers of the others (kept on this node until the graph says they changed),
- * and a source with more than `limit` readers is left to them to pull (one post never costs an
- * unbounded fan-out). A list kept a moment too long cannot show a private post to a former reader:
- * a timeline shows a private entry only while its source is still one of the reader's.
+ * Whose timelines a post goes into, through which of its sources: a `self` source is its one user; the graph names the
+ * readers of the others (kept here until it says they changed), and a source with more than `limit` is left for them
+ * to pull. A stale list cannot leak a private post: a timeline shows one only while its source is still the reader's.
  */
 export async function fanOutOf(ctx: Context, sources: readonly Source[], limit: number): Promise<FanOut> {
 	const keys = sources.filter(s => s.kind !== "self").map(sourceKey);

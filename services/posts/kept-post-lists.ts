@@ -10,11 +10,9 @@ import { Reader } from "./posts.sql";
 import { postSources, recipientSource, Source, sourceKey } from "./timeline-sources";
 
 /**
- * The sources a list of posts is read from: a timeline's sources, a context's wall, those having a
- * tag, all posts. No node holds this cache: it is a name for invalidations.
- * A write that puts a post into lists announces the post's sources (before it answers), and a kept
- * feed or search page names the sources it read, so the gateway drops exactly the pages a new post,
- * recipient or tag could join, on every node.
+ * A name for invalidations (no node holds this cache): the sources a list of posts is read from. A write putting a
+ * post into lists announces its sources before it answers, and a kept page names the sources it read, so that the
+ * gateway drops exactly the pages a new post, recipient or tag could join, on every node.
  */
 export const postListSources = defineCache<object>("postListSources", { max: 1, ttlMs: 1 });
 
@@ -63,11 +61,9 @@ export function searchSources(reader: Reader, tags: readonly string[], contextId
 }
 
 /**
- * Lets the gateway keep this page of posts for this caller alone, until a write drops one of what it
- * was read from: its posts (comments, tags, recipients), the reader's audience (follows, networks),
- * its sources (a post that could join it) or the users' names (the operation's domain); and never
- * past the first expiry of a post it lists. Only first pages (Offset 0): what a deep offset skips
- * could expire and shift it, and first pages are what is read again and again.
+ * Lets the gateway keep this page for this caller alone until a write drops what it was read from (its posts, the
+ * reader's audience, its sources, the users' names), never past the first expiry among its posts. First pages only:
+ * what a deep offset skips could expire and shift it, and first pages are what is read again and again.
  */
 export function keepPostList(
 	ctx: Context,

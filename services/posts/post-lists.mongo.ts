@@ -28,11 +28,10 @@ export interface LabelledRow extends Row, LabelledHit {}
 type Keep = (rows: Row[]) => Promise<Set<string>>;
 
 /**
- * One part of a list of posts (as in posts.feed.ts): an index range of posts, or of the tags,
- * recipients or timeline entries that copy their post's time, privacy and expiry, read newest first.
- * `filter` is the equalities on the index's leading fields, a `$in` of at most `valuesPerPart` values
- * among them, which MongoDB reads as that many ranges merged in order (a SORT_MERGE) and stops after
- * the limit; then conditions on the fields the index holds past the time (privacy, a timeline's source).
+ * One part of a list of posts (as in posts.feed.ts), read newest first: an index range of posts or of the copies that
+ * carry their post's time, privacy and expiry (tags, recipients, timeline entries). `filter`: equalities on the leading
+ * fields, a `$in` of at most `valuesPerPart` values among them (ranges MongoDB merges in order up to the limit, a
+ * SORT_MERGE), then conditions on fields the index holds past the time (privacy, a timeline's source).
  */
 interface Part {
 	source: "posts" | "tags" | "recipients" | "entries";
@@ -110,11 +109,10 @@ function privateOnesBy(keep: Keep | undefined): Keep | undefined {
 }
 
 /**
- * Timelines, walls and searches on MongoDB: what `PostLists` does on SQL, from the same indexes. Each part
- * yields its first (Offset + Limit) posts from the cursor on, read from its index range and cut
- * there; the list is their union, newest first, cut to the page. A part whose index cannot decide
- * everything (a wall's private posts, a tag's copy whose post is not written yet) reads on in
- * growing batches until it has them or its range ends, as SQL's residual conditions do.
+ * Timelines, walls and searches on MongoDB, from the same indexes as `PostLists` on SQL: each part yields its first
+ * (Offset + Limit) posts from the cursor on, and the page is cut from their union, newest first. A part whose index
+ * cannot decide everything (a wall's private posts, a tag copy whose post is not written yet) reads on in growing
+ * batches, as SQL's residual conditions do.
  */
 export class MongoPostLists implements RepositoryContract<PostLists> {
 	constructor(private readonly c: PostCollections) {}
@@ -172,10 +170,9 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 	}
 
 	/**
-	 * The newest `take` (post, label) pairs of labelled selectors, unexpired, with what an entry copies
-	 * of its post: what a timeline's backfill writes. A part per selector, as SQL's, since each post
-	 * found must come with the label of every selector that found it; read `valuesPerPart` at a time,
-	 * each group no older than the pairs the groups before kept, so that many sources cost neither
+	 * The newest `take` unexpired (post, label) pairs of labelled selectors, with what an entry copies of its post, for
+	 * a timeline's backfill. A part per selector, as each post needs the label of every selector that found it, read
+	 * `valuesPerPart` at a time, each group no older than what earlier ones kept: so that many sources cost neither
 	 * thousands of queries at once nor `take` rows each.
 	 */
 	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number): Promise<LabelledRow[]> {

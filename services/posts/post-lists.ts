@@ -96,9 +96,8 @@ export interface Hit {
 }
 
 /**
- * A LIMIT written into the statement, not bound: SQLite stops its merge early only for a constant
- * limit (a bound one made a 30-part feed 4-5x slower here). A page's Limit and Offset are validated
- * integers; this checks it again, since it becomes SQL text.
+ * A LIMIT written into the statement, not bound: SQLite stops its merge early only for a constant limit. A page's
+ * Limit and Offset are validated integers; this checks it again, since it becomes SQL text.
  */
 function limitLiteral(n: number): string {
 	if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
@@ -121,12 +120,9 @@ function partRowsSql(part: Part, params: Params, window: Window): string {
 }
 
 /**
- * The union's first `take` rows, newest first. UNION, not UNION ALL: a post in several parts (two of
- * its tags, public and addressed to me) is listed once. On SQLite, one compound SELECT ordered as
- * a whole: it merges the parts as co-routines, each walking its index in order, and stops after
- * `take` rows, so a page reads about (take + parts) index entries (4-7x faster here than cutting each
- * part first: no temporary B-trees). PostgreSQL would read each part whole before the union's sort,
- * so there each part is cut at `take` first, by its index.
+ * The union's first `take` rows, newest first; UNION, not UNION ALL, so that a post in several parts is listed once.
+ * SQLite merges one compound SELECT's parts in index order and stops at `take`; PostgreSQL would read each part whole
+ * before the union's sort, so there each part is first cut at `take` by its index.
  */
 function topOfUnionSql(
 	parts: Part[],

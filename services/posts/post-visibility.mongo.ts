@@ -3,11 +3,9 @@ import { Reader, reachOf } from "./posts.sql";
 import { PostCollections, PostDocument } from "./post-documents.mongo";
 
 /**
- * Of these posts, those addressed to the reader or to one of their networks, asked of the recipient
- * records for these posts only (their (post_id, recipient_id) key serves it: posts × reach lookups).
- * Neither side has a bound an array could keep: CreatePostRecipient adds recipients to a post one at a
- * time, without limit, and a reader may be addressed by any number of posts. So the question always
- * goes from the posts at hand to their recipients.
+ * Of these posts, those addressed to the reader or one of their networks, asked of these posts' recipient records
+ * (keyed by (post_id, recipient_id)). Always from the posts to their recipients: neither side is bounded (a post gains
+ * recipients one at a time without limit, and a reader may be addressed by any number of posts).
  */
 export async function addressedAmong(
 	{ recipients }: PostCollections,

@@ -3,16 +3,10 @@ import { Audience } from "../../shared/audience";
 import { NewRecipient, PostRow } from "./posts.rows";
 
 /**
- * What belongs in a reader's home timeline, written down once (PRODUCT.md §4a): a reader follows
- * sources, a post comes from sources, and the post is in the timeline when they share one. The push
- * (fan-out), the pull of large sources, the backfill, the bounded assembly past a timeline's end and
- * the Server Events streams all read these three functions.
- *
- * - `self:<user>`: the user's own posts, and those addressed to the user;
- * - `follows:<id>`: the public posts written by, or in the context of, a user or network one is
- *   connected or subscribed to;
- * - `member:<network>`: the public posts in the context of a network one belongs to, and every post
- *   addressed to it.
+ * What belongs in a reader's home timeline (PRODUCT.md §4a): a post sharing a source with those the reader follows.
+ * The push, the pull of large sources, the backfill, the assembly past a timeline's end and the event streams all
+ * read these. `self:<user>`: own posts and those addressed to the user; `follows:<id>`: public posts by, or in the
+ * context of, one connected or subscribed to; `member:<network>`: public posts in its context, all addressed to it.
  */
 export type SourceKind = "self" | "follows" | "member";
 

@@ -34,18 +34,11 @@ const isRefusal = (err: unknown) => {
 };
 
 /**
- * Turns a reservation into an account across services (users makes the account, venues and graph
- * the memberships, sessions signs in), as an order of writes a retry can always repair:
- *
- * 1. the attempt claims the reservation (open → pending) in one statement: of attempts at once, one wins;
- * 2. it records the account's Id before asking users to make it, and renews the claim before each
- *    step, so the claim always names every account the attempt may have made;
- * 3. done is its last write, and only while the claim is still its own.
- *
- * A failure undoes the steps (leave network, leave venue, remove account: each a no-op when not
- * done) and opens the reservation again. When the undo cannot be sure (a timeout, a step that may
- * still complete, a process killed), the claim stays pending; after `leaseMs` without a word a
- * retry takes it over, undoes what the claim names, and converts afresh.
+ * Turns a reservation into an account across services as an order of writes a retry can always repair: the attempt
+ * claims it (open → pending, in one statement, so one attempt wins), records the account's Id before users makes it
+ * and renews the claim before each step (so the claim names all it may have made), and writes done last, only while
+ * the claim is its own. A failure undoes the steps and reopens it; an undo that cannot be sure leaves it pending, and
+ * after `leaseMs` a retry takes the claim over, undoes what it names and converts afresh.
  */
 export class ReservationConversion {
 	constructor(

@@ -33,16 +33,11 @@ interface AttemptKeys {
 }
 
 /**
- * Failed sign-ins, counted in the counters every users node shares (the limits service), so that
- * they hold across nodes and restarts; they slow a guesser without locking the owner out:
- * - per account and address: a few failures, then 429 for that pair only;
- * - per address across accounts (credential stuffing);
- * - per account from every address: a larger budget which, once spent, refuses the addresses not
- *   trusted for the account (one it was signed in to from, recently): the owner still signs in from
- *   where she did before, a guesser rotating addresses does not.
- * An attempt is counted before its password is checked (attempts at the same time cannot all pass
- * a limit), and taken back when a limit refuses it or it succeeds; a success also clears its pair
- * and trusts its address.
+ * Failed sign-ins, in the counters every users node shares (the limits service), slowing a guesser without locking
+ * out the owner: per account and address (then 429 for that pair), per address (credential stuffing), and per account
+ * (once spent, only addresses trusted for it, signed in from recently, may try). An attempt is counted before its
+ * password is checked, so that concurrent attempts cannot all pass, and taken back when refused or successful; a
+ * success also clears its pair and trusts its address.
  */
 export class SignInLimits {
 	private readonly pairLimit: SlidingLimit;

@@ -10,12 +10,10 @@ interface Verified {
 }
 
 /**
- * User names with passwords verified moments ago (HTTP Basic sends them with every request, and each
- * check is a full scrypt), on this node: keyed by an HMAC under a key that never leaves this process,
- * so the map holds neither a password nor anything to guess one from offline. Only successes are
- * kept. A write to a user (password, roles, names, removal) drops that user's entries on every node
- * through the profile invalidation it already announces; a verification that was under way when such
- * a write was heard is not kept.
+ * User names with passwords verified moments ago, on this node (HTTP Basic sends them with every request, and each
+ * check is a full scrypt), keyed by an HMAC under a key that never leaves the process: nothing here helps guess a
+ * password. Only successes are kept; a write to a user drops its entries on every node (the profile invalidation),
+ * and a verification under way when such a write was heard is not kept.
  */
 export class VerifiedCredentials {
 	private readonly key = randomBytes(32);

@@ -5,19 +5,11 @@ import { canFlush, transporterWithClient } from "../moleculer-internals";
 const maxWaitMs = 250;
 
 /**
- * A wait after which every packet the bus had routed to this node when the wait began has been
- * handled here. A writer announces its change (an invalidation, a domain's new generation) before
- * it answers, so nats-server has the announcement queued for every node before the writer's answer
- * goes out; but it writes to each node's connection on its own, and on a loaded machine a read sent
- * to another gateway right after the answer could get there first. A NATS flush (PING, then the
- * server's PONG, queued behind whatever it had for this node) closes that gap; a turn of the event
- * loop after it lets the handlers of what came before the PONG finish. The waits begun in one turn of
- * the event loop share one flush, sent at the turn's end (after every one of them began: a PING
- * already sent does not answer for what was routed after it); a wait begun in a later turn gets a
- * flush of its own then, without waiting for the earlier PONG (which made a wait last up to two round
- * trips to nats-server: D1 CreatePost, six interleaved runs, 825-1,248 req/s before, 1,135-1,502
- * after). Undefined in one process, where events are local.
- * Made with the broker: its transporter exists from then, and its client is read at each flush.
+ * A wait after which every packet routed to this node when it began has been handled here: nats-server writes to each
+ * node on its own, so a read sent elsewhere right after a writer's answer could beat the writer's announcement. A NATS
+ * flush (the PONG comes behind the rest) and then a turn of the event loop close that gap. The waits of one turn share
+ * one flush sent at its end (a PING already sent covers nothing routed after it); a later turn's wait sends its own,
+ * not awaiting the earlier PONG. Undefined in one process; made with the broker, its client read at each flush.
  */
 export function busBarrier(broker: ServiceBroker): (() => Promise<void>) | undefined {
 	// NATS only (its client's flush): over another transporter a gateway handles its requests without one.

@@ -13,11 +13,9 @@ export interface LostNodeTiming {
 export const defaultLostNodeTiming: LostNodeTiming = { everyMs: 200, overdueMs: 400, probeTimeoutMs: 1000 };
 
 /**
- * A node lost with calls in flight on it costs those calls about a second, not the request timeout:
- * once a call has gone unanswered for a while, nats-server is asked whether its node is still
- * connected. If it is gone, the node leaves the registry, which rejects its calls at once (a read is
- * then tried on another node, a write answers 504 OutcomeUnknown) and sends the next ones elsewhere.
- * Missed heartbeats alone found a SIGKILLed node only after one to two heartbeat timeouts.
+ * A node lost with calls in flight costs them about a second, not the request timeout: a call unanswered for a while
+ * asks nats-server whether its node is still connected, and a gone node leaves the registry, which rejects its calls
+ * at once (a read is retried elsewhere, a write answers 504 OutcomeUnknown) and sends the next ones elsewhere.
  */
 export function lostNodes(transporter: PlazaNats, timing: LostNodeTiming = defaultLostNodeTiming): Middleware {
 	let timer: NodeJS.Timeout | undefined;

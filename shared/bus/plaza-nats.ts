@@ -12,19 +12,16 @@ interface NatsClient {
 export type Presence = "present" | "gone" | "unknown";
 
 /**
- * Moleculer's NATS transporter, with packets published once per turn of the event loop, and a
- * presence probe: each node answers on a subject of its own, and nats-server itself answers "no
- * responders" the moment a node's connection has closed (a SIGKILL), long before a heartbeat is missed.
- * The probe carries nothing: a process on the bus without the secret could at most answer for a
- * dead node, and then the loss is found by the heartbeats, as without the probe.
+ * Moleculer's NATS transporter, publishing once per turn of the event loop, with a presence probe: each node answers
+ * on a subject of its own, and nats-server answers "no responders" the moment a node's connection closes (a SIGKILL).
+ * The probe carries nothing: an outsider answering for a dead node only leaves the loss to the heartbeats.
  */
 export class PlazaNats extends Transporters.NATS {
 	private readonly outgoing = new TurnBatch<[string, Buffer]>(async packets => this.publishPackets(packets));
 
 	/**
-	 * Packets are published together once per turn of the event loop. The NATS client writes to its
-	 * socket at the end of each task (a microtask), so every request a gateway took in one turn cost a
-	 * write of its own; those writes were the gateway's largest self time under D1 CreatePost.
+	 * Packets are published together once per turn: the NATS client writes to its socket at the end of each
+	 * microtask, so that otherwise every request a gateway took in one turn would cost a socket write of its own.
 	 */
 	override send(topic: string, data: Buffer): Promise<void> {
 		// Not awaited: Moleculer goes on at once, as it did when the client only buffered the packet (publishing never

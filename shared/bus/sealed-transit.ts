@@ -3,13 +3,10 @@ import { DropReason, packetSeal, SealOptions } from "./seal";
 import { TransporterReceive, TransporterSend, wrappingMiddleware } from "../moleculer-internals";
 
 /**
- * Every packet a node puts on the bus sealed (see seal.ts), and every packet it takes off opened,
- * or dropped with a warning: a process on NATS without CLUSTER_SECRET can neither read a call nor
- * make one, so ctx.meta.user, ctx.caller and params arrive as a member of the cluster sent them.
- * Not Moleculer's Transmit.Encryption: it uses one fixed IV (or none) in CBC mode without
- * authentication, so its packets can be replayed, and altered undetected.
- * The nodes' clocks must agree within the window (NTP): a packet more than 30 s old, or more than
- * 5 s ahead, is dropped.
+ * Seals every packet a node puts on the bus and opens (or drops, with a warning) every one it takes off, so that
+ * ctx.meta.user, ctx.caller and params arrive as a cluster member sent them. Not Transmit.Encryption, which is
+ * unauthenticated and replayable (decision 0005). Clocks must agree (NTP): a packet over 30 s old or 5 s ahead is
+ * dropped.
  */
 export function sealedTransit(secret: string, options: Partial<SealOptions> = {}): Middleware {
 	const seal = packetSeal(secret, options);

@@ -15,12 +15,10 @@ export interface Invalidation {
 const broadcastInvalidation = batchedBroadcast<Invalidation>(invalidationEvent);
 
 /**
- * Drops `keys` from the named cache on every node: on this one at once, on the others by an event.
- * A writer awaits this after its write and before it answers: the event then leaves on the bus
- * ahead of the reply, and nats-server queues it for every node before it passes the reply on. It
- * writes to each node on its own, so a gateway also flushes NATS before it handles a request
- * (see bus-barrier.ts). The invalidations a node makes in one turn leave in one packet per node.
- * A write that forgets to call it leaves other nodes' caches stale (docs/architecture.md, The invalidation broadcast).
+ * Drops `keys` from the named cache here at once and on other nodes by an event. A writer awaits it after its write
+ * and before it answers, so that nats-server queues the event ahead of the reply (see bus-barrier.ts); one turn's
+ * invalidations leave in one packet per node. A write that forgets it leaves other nodes' caches stale
+ * (docs/architecture.md, The invalidation broadcast).
  */
 export async function invalidate(
 	ctx: Context,

@@ -22,12 +22,10 @@ interface Outcome {
 }
 
 /**
- * Runs a write once per (caller, Idempotency-Key) (draft-ietf-httpapi-idempotency-key-header): the
- * first request claims the key in its domain's own database, runs, and keeps its outcome (its
- * record, or the client error it ended with); a retry with the same request gets that outcome
- * again, one with a different request 422, one while the first still runs 409. The write's own
- * transaction marks the claim committed (see keyedWrites): a claim that lapsed with nothing
- * committed runs again, one whose write committed never does (its answer is lost if its node died).
+ * Runs a write once per (caller, Idempotency-Key) (draft-ietf-httpapi-idempotency-key-header): the first request
+ * claims the key in its domain's database, runs and keeps its outcome (record or client error); a retry gets it again,
+ * a different request 422, one while the first runs 409. The write's own transaction marks the claim committed (see
+ * keyedWrites): a lapsed claim runs again only if nothing committed (if it did, a dead node's answer is lost).
  */
 export async function runOnce(ctx: Context, op: Operation, run: () => Promise<unknown>): Promise<unknown> {
 	const meta = ctx.meta as IdempotencyMeta & SessionMeta & CallerMeta;

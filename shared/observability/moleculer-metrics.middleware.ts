@@ -29,11 +29,10 @@ function errorLabels(err: Failure) {
 }
 
 /**
- * Moleculer's own metrics middleware (its internal "Metrics", switched off in brokerOptions) done
- * with series bound once per action, caller and event: the same metric names and labels on
- * /metrics (moleculer_request_total{service,action,type,caller}, _active, _error_total, _time in ms,
- * _levels; the event, transit and transporter counters), without Moleculer's label hashing,
- * quantile windows and rate timers on every call. Its `_rate` and quantile lines were never shown.
+ * Moleculer's metrics middleware (its internal "Metrics" is off in brokerOptions) with series bound once per action,
+ * caller and event: the same names and labels (moleculer_request_total{service,action,type,caller}, _active,
+ * _error_total, _time in ms, _levels; the event, transit and transporter counters) without per-call label hashing,
+ * quantile windows and rate timers. Its `_rate` and quantile lines are left out, as /metrics never showed them.
  */
 export function moleculerMetricsMiddleware(): Middleware {
 	const family = {

@@ -10,9 +10,8 @@ let registry: Registry | undefined;
 let refreshing: Promise<string> | undefined;
 
 /**
- * How often the event-loop delay is sampled for the nodejs_eventloop_lag_p50…p99 gauges. prom-client's
- * 10 ms wakes every process 100 times a second (an idle process's CPU up by half, measured); 100 ms
- * still samples 150 times between two 15 s scrapes. nodejs_eventloop_lag_seconds is measured at scrape.
+ * How often the event-loop delay is sampled for the nodejs_eventloop_lag_p50…p99 gauges: prom-client's 10 ms keeps
+ * an idle process awake; 100 ms still samples often between scrapes. nodejs_eventloop_lag_seconds is taken at scrape.
  */
 const eventLoopSamplingMs = 100;
 

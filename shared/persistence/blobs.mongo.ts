@@ -11,14 +11,9 @@ export const mongoBlobBucket = "media_blobs";
 const newestFirst = { uploadDate: -1, _id: -1 } as const;
 
 /**
- * Blobs in GridFS, in the database of the deployment's MONGO_URI. GridFS has no replace: `put`
- * writes a new version (its file document last, so a reader never sees half of it) and then drops
- * the versions before it; `get` reads the newest. A crash between leaves an older version that
- * nobody reads, dropped by the next `put` or `remove` of that id.
- *
- * The store takes its own share of the process's client for the URI (`openMongo`), given back on
- * `close`: the media service needs nothing from the repository, and the client closes only when the
- * repository and the blobs have both given it back.
+ * Blobs in GridFS, in MONGO_URI's database. GridFS has no replace: `put` writes a new version (its file document last,
+ * so that no reader sees half of it), then drops the older ones, which a crash leaves until the id's next `put` or
+ * `remove`; `get` reads the newest. Takes its own share of the process's client (`openMongo`), given back on `close`.
  */
 export class MongoBlobs implements BlobStore {
 	private opened?: { bucket: GridFSBucket; files: Collection<GridFSFile>; chunks: Collection<Document> };

@@ -64,12 +64,9 @@ export function nextStreamEventId(now = Date.now()): number {
 const broadcastStreamEvent = batchedBroadcast<StreamEvent>(streamEventName);
 
 /**
- * Tells every gateway what happened, after the write and before the answer. A failure to tell is
- * logged, never the write's failure: the write is done, and a stream can miss an event (a reload).
- * What it drops is dropped on this node at once (a gateway here may get the answer before the event,
- * as with `invalidate`), and by every gateway on hearing it. The events a node announces in one turn
- * leave in one packet per node: a commit group's writes are answered in one turn, and a packet each
- * was a sixth of a gateway's CPU under D1 CreatePost (see docs/performance.md).
+ * Tells every gateway what happened, after the write and before the answer; a failure to tell is only logged (the
+ * write is done, and a stream that misses an event reloads). What it drops is dropped here at once, as with
+ * `invalidate`, and by every gateway on hearing it. A turn's events leave in one packet per node (see turn-batch.ts).
  */
 export async function announce(
 	ctx: Context,

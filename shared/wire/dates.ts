@@ -27,7 +27,7 @@ export function parseWireDate(text: string): number | undefined {
 /**
  * JSON text with every "/Date(…)/" string written as "\/Date(…)\/", the escaped form ServiceStack
  * clients expect. JSON.stringify never escapes "/", and "\/" decodes to "/", so the value is unchanged.
- * A scan by indexOf rather than a regular expression (5× faster on a 135 KB page).
+ * A scan by indexOf, faster than a regular expression on a large page.
  */
 export function escapeWireDates(json: string): string {
 	let out = "";

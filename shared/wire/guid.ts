@@ -6,13 +6,10 @@ export function newGuid(): string {
 }
 
 /**
- * A GUID for a record written at a high rate (a post, its tags, comments, activities): a version 7
- * UUID in the N form, its first 48 bits the time in milliseconds, then 12 bits that count the GUIDs
- * this process made in that millisecond (RFC 9562, 6.2, method 1), then 62 random bits. Records
- * made one after another sit side by side in every index keyed by id, so that an insert appends to
- * the index instead of dirtying a random page of it (a page written to the log, then to the file);
- * and records made in the same millisecond sort by id in the order they were made, as lists that
- * order by (CreatedTime, Id) show them.
+ * A GUID for records written at a high rate: a version 7 UUID (N form) of 48 bits of ms time, a 12-bit count of this
+ * process's GUIDs in that ms (RFC 9562, 6.2, method 1) and 62 random bits. Inserts append to indexes keyed by id
+ * instead of dirtying a random page, and records of one ms sort by id in the order made, as lists ordered by
+ * (CreatedTime, Id) show them.
  */
 export function newOrderedGuid(now = Date.now()): string {
 	if (now !== sequence.ms || sequence.next > 0xfff) {
@@ -21,8 +18,8 @@ export function newOrderedGuid(now = Date.now()): string {
 		sequence.next = Math.floor(Math.random() * 0x800);
 	}
 	const counter = sequence.next++;
-	// The rest from a random (version 4) UUID, its variant bits included: randomUUID draws from a pool
-	// (0.3 µs), where randomBytes asks the system each time (4.8 µs).
+	// The rest from a random (version 4) UUID, its variant bits included: randomUUID draws from a pool, where
+	// randomBytes asks the system each time.
 	return (
 		now.toString(16).padStart(12, "0").slice(-12) + "7" + counter.toString(16).padStart(3, "0") + newGuid().slice(16)
 	);

@@ -4,14 +4,10 @@ import { parseWireDate } from "./dates";
 import { ObjectOf, TypedBuilders, TypedObject } from "./typed";
 
 /**
- * Joi with the wire's own types. Request schemas and records are written with it, so that one
- * declaration validates input, converts it to Plaza's inner form, and describes the API.
- * - string():    Joi's, refusing a NUL or an unpaired surrogate (no store keeps them: PostgreSQL
- *                refuses both), so every text field of every operation refuses them on every surface
- * - guid():      N, D or B form in any case, converted to the N form
- * - timestamp(): "/Date(ms)/" or ISO 8601 (or a JS Date), converted to epoch milliseconds
- * - list(item):  an array; a query-string value "a,b" or "[a,b]" is split into one
- * Its builders say in types what their schemas yield (see typed.ts).
+ * Joi with the wire's own types, so that one declaration validates input, converts it to Plaza's inner form and
+ * describes the API: string() refuses a NUL or an unpaired surrogate (PostgreSQL refuses both); guid() takes the N, D
+ * or B form and yields N; timestamp() takes "/Date(ms)/", ISO 8601 or a Date and yields epoch ms; list(item) also
+ * splits a query value "a,b" or "[a,b]". The builders say in types what their schemas yield (see typed.ts).
  */
 type WireRoot = TypedBuilders & Omit<Joi.Root, keyof TypedBuilders>;
 

@@ -1,12 +1,8 @@
 /**
- * The one seam between Plaza's repositories and a SQL engine: SQLite (embedded, through Node's
- * built-in node:sqlite) and PostgreSQL (distributed, through pg) run the same statements.
- *
- * Statements are written once, in the subset both dialects share: `$1`, `$2`… placeholders,
- * lower-case unquoted names, `INSERT … ON CONFLICT … DO NOTHING|UPDATE`, `RETURNING`, window
- * functions, partial indexes. Values are strings, numbers (timestamps are epoch milliseconds in
- * BIGINT columns), booleans (stored as 0/1 in INTEGER columns on both engines), null, and lists only
- * through `anyOf` (see there). What differs goes through `SqlDialect`.
+ * The one seam between Plaza's repositories and a SQL engine: SQLite (node:sqlite) and PostgreSQL (pg) run the same
+ * statements, in the subset both share (`$1` placeholders, lower-case unquoted names, `INSERT … ON CONFLICT … DO
+ * NOTHING|UPDATE`, `RETURNING`, window functions, partial indexes). Values: strings, numbers (timestamps: epoch ms in
+ * BIGINT), booleans (0/1 in INTEGER), null, and lists only through `anyOf`. What differs goes through `SqlDialect`.
  */
 
 export type SqlValue = string | number | boolean | null | undefined | Buffer | readonly string[];

@@ -6,11 +6,10 @@ interface Waiter {
 }
 
 /**
- * Which commits of a write-ahead log are on disk. Commits are numbered as they are written; the
- * log's fsyncs run one at a time, each covering every commit written before it began, and the next
- * one starts as soon as the last ends if commits are waiting. So the writes of the next group run
- * while one group's fsync is in flight (the event loop is not idle for the disk), and a busy store
- * still pays one fsync per group. Without a `sync` (memory, a bulk load), a commit is durable when written.
+ * Which commits of a write-ahead log are on disk. Commits are numbered as written; fsyncs run one at a time, each
+ * covering every commit written before it began, the next starting as the last ends if commits wait: the next group's
+ * writes run during an fsync, and a busy store pays one fsync per group. Without a `sync` (memory, a bulk load) a
+ * commit is durable when written.
  */
 export class LogDurability {
 	private written = 0;

@@ -43,9 +43,8 @@ interface Prepared {
 }
 
 /**
- * Rows as plain objects, built here from arrays: node:sqlite makes a null-prototype object per row
- * property by property, about 2.5× slower than arrays and objects of one shape made in JavaScript
- * (500 rows: 500 µs against 200 µs).
+ * Rows as plain objects built here from arrays: node:sqlite builds a null-prototype object per row property by
+ * property, which is slower (docs/decisions/0001-sqlite-over-nedb.md).
  */
 function rowMaker(columns: string[]): (values: unknown[]) => Row {
 	return values => {
@@ -148,13 +147,10 @@ export class SqliteDatabase implements SqlDatabase {
 		this.bulkLoad = options.bulkLoad ?? false;
 		if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
 		this.db = new sqlite.DatabaseSync(file ?? ":memory:");
-		// WAL: readers never wait for the writer. synchronous=OFF with our own fsyncs: a write acknowledged
-		// to a client is on disk (the log fsynced off the event loop after every group; see commitGroup), so
-		// neither a crash nor a power cut loses it. No automatic checkpoint: SQLite at synchronous=OFF would
-		// reuse the log before the database file is on disk (see checkpoint).
-		// mmap: pages are read in place rather than copied into SQLite's cache (reads of many rows about 1.5× faster here).
-		// temp_store in memory: each transaction is a savepoint of its group, whose undo pages SQLite would
-		// otherwise write to a temporary file (measured: a post with two tags 100 → 64 µs in the store).
+		// WAL: readers never wait for the writer. synchronous=OFF with our own fsync after every group (see
+		// commitGroup), so that an acknowledged write survives a crash or power cut; no automatic checkpoint, which at
+		// synchronous=OFF would reuse the log before the database file is on disk (see checkpoint). mmap reads pages in
+		// place; temp_store in memory keeps each transaction's savepoint undo pages out of a temporary file.
 		this.db.exec(
 			`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -32000; PRAGMA mmap_size = ${mmapBytes}; PRAGMA temp_store = MEMORY`,
 		);
