@@ -6,10 +6,7 @@ import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
 import { Caller, callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
-import { checkCall } from "../shared/access";
-import Joi from "joi";
-import { binderFor } from "../shared/wire/bind";
-import { validateRequest } from "../shared/wire/validate";
+import { checkSentCall } from "../shared/access";
 import { FoundRoute, isBatch, Routes, Surface } from "./routes";
 import { performBatch } from "./batch";
 import { gatewayPages } from "./pages";
@@ -273,7 +270,7 @@ export class HttpGateway {
 		if (kept && "json" in kept) {
 			// The same access rule as a fresh answer's (the operations middleware skipped here): allowed before is not taken
 			// on trust.
-			checkCall(op, callerOf(req.$ctx), bound(op, params));
+			checkSentCall(op, callerOf(req.$ctx), params);
 			req.$operation = { name: op.name, surface, startedAt: process.hrtime.bigint() };
 			sendJsonText(req, res, 200, kept.json);
 			return recordPerformed(req.$ctx, req, 200);
@@ -382,17 +379,6 @@ function paramsOf(req: GatewayRequest, query: string, found: FoundRoute): Record
 		query ? qs.parse(query) : {},
 		found.params,
 	);
-}
-
-/**
- * The request's fields as the operation's action gets them (bound, validated, ids in their inner form), for the access
- * rule.
- */
-const binders = new WeakMap<Operation, (input: Record<string, unknown>) => Record<string, unknown>>();
-function bound(op: Operation, params: Record<string, unknown>): Record<string, unknown> {
-	let bind = binders.get(op);
-	if (!bind) binders.set(op, (bind = binderFor(op.request)));
-	return validateRequest(op.request as Joi.ObjectSchema<Record<string, unknown>>, bind(params));
 }
 
 /** The operation the generic route named, else 404. */

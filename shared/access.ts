@@ -1,16 +1,13 @@
 import { Operation } from "./catalogue";
 import { Caller, isAdmin } from "./caller";
 import { failures } from "./errors";
+import { parseGuid } from "./wire/guid";
 
-/**
- * Whether a caller may call an operation with these (bound) fields: the same rule wherever an answer
- * comes from, the operations middleware before an action runs and the gateway before it sends a
- * kept answer.
+/*
+ * Whether a caller may call an operation: the same rule wherever an answer comes from, the operations middleware
+ * before an action runs (checkAccess, then checkActors on the validated fields) and the gateway before it sends a kept
+ * answer (checkSentCall).
  */
-export function checkCall(op: Operation, caller: Caller | undefined, params: Record<string, unknown>): void {
-	checkAccess(op, caller);
-	checkActors(op, caller, params);
-}
 
 /** 401 for a caller who must sign in first, 403 for one without the Admin role an operation needs. */
 export function checkAccess(op: Operation, caller: Caller | undefined): void {
@@ -26,4 +23,26 @@ export function checkActors(op: Operation, caller: Caller | undefined, params: R
 		if (params[field] !== undefined && params[field] !== caller?.userId)
 			throw failures.forbidden(`You may act only as yourself: ${field} is not your id`);
 	}
+}
+
+/**
+ * The same rule on a request's fields as sent (for an answer kept, so not run through the operations
+ * middleware): actor fields found as binding finds them (the exact name first, else any case) and read as ids.
+ */
+export function checkSentCall(op: Operation, caller: Caller | undefined, sent: Record<string, unknown>): void {
+	checkAccess(op, caller);
+	if (!op.actors || isAdmin(caller)) return;
+	const actors: Record<string, unknown> = {};
+	for (const field of op.actors) {
+		const value = sentField(sent, field);
+		actors[field] = typeof value === "string" ? (parseGuid(value) ?? value) : (value ?? undefined);
+	}
+	checkActors(op, caller, actors);
+}
+
+function sentField(sent: Record<string, unknown>, field: string): unknown {
+	if (Object.hasOwn(sent, field)) return sent[field];
+	const folded = field.toLowerCase();
+	for (const name of Object.keys(sent)) if (name.toLowerCase() === folded) return sent[name];
+	return undefined;
 }
