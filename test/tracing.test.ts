@@ -1,7 +1,6 @@
 import http, { Server } from "node:http";
 import { AddressInfo } from "node:net";
 import { describeCluster, GatewayClient, sleep, TestCluster } from "./support/cluster";
-import { freePort } from "./support/process";
 import { startPlaza, TestPlaza } from "./support/plaza";
 import { defaultConfig, loadConfig } from "../shared/config";
 
@@ -39,6 +38,21 @@ async function fakeZipkin(): Promise<{ server: Server; url: string; spans: Zipki
 	return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2/spans`, spans, bodies };
 }
 
+/** A users node and a gateway-1, each with its settings, once the gateway reaches the users node (a sign-in is 401, not 503). */
+async function usersAndGateway(
+	cluster: TestCluster,
+	users: Record<string, string>,
+	gatewaySettings: Record<string, string>,
+): Promise<GatewayClient> {
+	const [, gateway] = await Promise.all([
+		cluster.startNode("users-1", "users", users),
+		cluster.startGateway("gateway-1", gatewaySettings),
+	]);
+	const signIn = () => gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" });
+	for (let tries = 0; (await signIn()).status === 503 && tries < 100; tries++) await sleep(200);
+	return gateway;
+}
+
 /**
  * Issue 15: a trace an operator's system can follow across Plaza's processes. A caller's W3C
  * `traceparent` names the trace: its id is the request id on the log lines of the gateway and of
@@ -54,20 +68,7 @@ describeCluster("a trace across processes (traceparent, Zipkin export)", () => {
 		zipkin = await fakeZipkin();
 		cluster = await TestCluster.start();
 		const tracing = { TRACING_EXPORTER: "zipkin", TRACING_ENDPOINT: zipkin.url };
-		const port = await freePort();
-		await Promise.all([
-			cluster.startNode("users-1", "users", tracing),
-			cluster.startNode("gateway-1", "gateway", { ...tracing, PORT: String(port) }),
-		]);
-		gateway = new GatewayClient(`http://127.0.0.1:${port}`);
-		// Until the gateway has found the users node: a sign-in then answers 401, not 503.
-		for (
-			let tries = 0;
-			(await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 &&
-			tries < 100;
-			tries++
-		)
-			await sleep(200);
+		gateway = await usersAndGateway(cluster, tracing, tracing);
 	}, 60_000);
 	afterAll(async () => {
 		await cluster?.stop();
@@ -158,19 +159,7 @@ describeCluster("a trace on a service node's short log lines", () => {
 	let gateway: GatewayClient;
 	beforeAll(async () => {
 		cluster = await TestCluster.start();
-		const port = await freePort();
-		await Promise.all([
-			cluster.startNode("users-1", "users", { LOG_FORMAT: "short" }),
-			cluster.startNode("gateway-1", "gateway", { PORT: String(port) }),
-		]);
-		gateway = new GatewayClient(`http://127.0.0.1:${port}`);
-		for (
-			let tries = 0;
-			(await gateway.call("POST", "/auth/credentials", { UserName: "nobody", Password: "x" })).status === 503 &&
-			tries < 100;
-			tries++
-		)
-			await sleep(200);
+		gateway = await usersAndGateway(cluster, { LOG_FORMAT: "short" }, {});
 	}, 60_000);
 	afterAll(() => cluster?.stop(), 60_000);
 
