@@ -46,6 +46,29 @@ export default defineConfig(
 		},
 	},
 	{
+		// A write states what it changed with `changed` (shared/changes/changes.ts); the means it drives are not theirs.
+		files: ["services/**/*.ts", "gateway/**/*.ts"],
+		rules: {
+			"no-restricted-imports": [
+				"error",
+				{
+					paths: [
+						...["../../shared/cache/invalidation", "../shared/cache/invalidation"].map(name => ({
+							name,
+							importNames: ["invalidate"],
+							message: "Declare the change: shared/changes/changes.ts",
+						})),
+						{
+							name: "../../shared/streams/stream-event",
+							importNames: ["announce"],
+							message: "Declare the change: shared/changes/changes.ts",
+						},
+					],
+				},
+			],
+		},
+	},
+	{
 		files: ["test/**/*.ts"],
 		rules: {
 			// Jest's asymmetric matchers (expect.any, objectContaining…) are typed `any` by design, to sit inside expected

@@ -7,7 +7,7 @@ import { HttpGateway } from "./http-gateway";
 import { StreamEvent, streamEventName } from "../shared/streams/stream-event";
 import { applyInvalidation } from "../shared/cache/invalidation";
 import { Batch, itemsOf } from "../shared/bus/turn-batch";
-import { onReaderScopeChange, readerScope } from "../services/posts/post-events";
+import { onReaderScopeChange, readerScope } from "../services/posts/reader-scope";
 
 /** What plaza.ts calls once the broker has started: the gateway opens its port only then. */
 export interface GatewayPort {

@@ -6,12 +6,15 @@ import { validateRequest } from "./wire/validate";
 import { callerOf } from "./caller";
 import { checkAccess, checkActors } from "./access";
 import { runOnce } from "./idempotency/run-once";
+import { Operation } from "./catalogue/operation";
+import { hasDeclaredChanges } from "./changes/changes";
+import { PlazaError } from "./errors";
 
 /**
  * The one place every catalogue operation passes through, on whichever node runs it: the caller's
  * access is checked, the request bound case-insensitively, validated and converted to Plaza's inner
  * form. Actions receive clean params and never repeat these checks. A write sent with an
- * Idempotency-Key runs once per key and caller.
+ * Idempotency-Key runs once per key and caller, and must state what it changed (changes.ts).
  */
 export const operationsMiddleware: Middleware = {
 	name: "PlazaOperations",
@@ -30,7 +33,21 @@ export const operationsMiddleware: Middleware = {
 			checkActors(op, callerOf(ctx), params);
 			ctx.params = params;
 			// A write with an Idempotency-Key runs once per key; its answer is kept where it runs (see runOnce).
-			return runOnce(ctx, op, () => handler.call(this as never, ctx) as Promise<unknown>);
+			return runOnce(ctx, op, async () => {
+				const answer = (await handler.call(this as never, ctx)) as unknown;
+				if (!op.reads && !hasDeclaredChanges(ctx)) undeclaredWrite(ctx, op);
+				return answer;
+			});
 		};
 	},
 };
+
+/**
+ * A write that stated no change leaves every cache and stream as it was: a defect. Tests fail on it (a 500); a running
+ * service logs it and answers, since the write itself committed.
+ */
+function undeclaredWrite(ctx: Context, op: Operation): void {
+	const message = `${op.name} answered without stating what it changed (see shared/changes/changes.ts)`;
+	if (process.env.NODE_ENV === "test") throw new PlazaError(500, "UndeclaredChanges", message);
+	ctx.broker.getLogger("operations").error({ event: "undeclared-changes", operation: op.name }, message);
+}

@@ -108,9 +108,7 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 	 * connection.
 	 */
 	async disconnect(id: string, ownerId: string): Promise<ConnectionRow | undefined> {
-		const removed = await this.store.write(
-			this.pairs.findOneAndDelete({ sides: { $elemMatch: { id, owner_id: ownerId } } }),
-		);
+		const removed = await this.pairs.findOneAndDelete({ sides: { $elemMatch: { id, owner_id: ownerId } } });
 		return removed ? sideOf(removed, ownerId) : undefined;
 	}
 
@@ -160,7 +158,7 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 					CreatedTime: found!.created_time,
 				}
 			: { Id: newGuid(), OwnerId: side.UserId, UserId: side.OwnerId, IsFavorite: false, CreatedTime: side.CreatedTime };
-		await this.store.write(this.pairs.replaceOne({ _id: key }, pairOf(side, other), { upsert: true }));
+		await this.pairs.replaceOne({ _id: key }, pairOf(side, other), { upsert: true });
 	}
 
 	/**

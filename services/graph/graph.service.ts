@@ -4,22 +4,20 @@ import { repositoryMixin, WithRepository } from "../../shared/persistence/reposi
 import { failures } from "../../shared/errors";
 import { callerOf, isAdmin } from "../../shared/caller";
 import { profilesOf } from "../../shared/profiles";
-import { audienceCache, readersCache, ReadersChange, readersKeys } from "../../shared/audience";
-import { invalidate } from "../../shared/cache/invalidation";
+import { changed } from "../../shared/changes/changes";
 import { GraphRepository } from "./graph.repository";
 import { GraphContract } from "./graph.contract";
 import { graphMongoMigrations, MongoGraphRepository } from "./graph.mongo";
 import { NetworkRow } from "./networks.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
-import { connectionsAnnounced, memberAnnounced } from "./graph-events";
+import { audienceChanged, connected, memberAdded } from "./graph-changes";
 import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
 import { typedService } from "../../shared/implement";
 import { graphOperations } from "../../shared/catalogue";
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
-	audienceChanged(ctx: Context, userIds: string[], readers: ReadersChange): Promise<void>;
 }
 
 /** How many of each a User record embeds; the finders page through the rest. */
@@ -55,18 +53,18 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
-				await this.audienceChanged(ctx, [OwnerId, ConnectToId], { follows: [OwnerId, ConnectToId] });
 				const records = await connectionRecords(ctx, pair);
-				await connectionsAnnounced(ctx, records);
+				await changed(ctx, connected(OwnerId, ConnectToId, records));
 				return records;
 			}),
 
 			...implement(graphOperations.DeleteConnection, async function (ctx) {
 				const removed = await this.repo.connections.disconnect(ctx.params.Id, ctx.params.OwnerId);
 				if (!removed) throw failures.notFound(`Connection ${ctx.params.Id}`);
-				await this.audienceChanged(ctx, [removed.OwnerId, removed.UserId], {
-					follows: [removed.OwnerId, removed.UserId],
-				});
+				await changed(
+					ctx,
+					audienceChanged([removed.OwnerId, removed.UserId], { follows: [removed.OwnerId, removed.UserId] }),
+				);
 				return (await connectionRecords(ctx, [removed]))[0];
 			}),
 
@@ -78,7 +76,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const { OwnerId, Name, IsOpen } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
 				const network = await this.repo.networks.create(Name, OwnerId, Date.now(), IsOpen);
-				await this.audienceChanged(ctx, [OwnerId], { members: [network.Id] }); // the owner is its first member
+				await changed(ctx, audienceChanged([OwnerId], { members: [network.Id] })); // the owner is its first member
 				return network;
 			}),
 
@@ -101,9 +99,8 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!(await profilesOf(ctx, [UserId])).has(UserId)) throw failures.notFound(`User ${UserId}`);
 				const member = await this.repo.networks.addMember(NetworkId, UserId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
-				await this.audienceChanged(ctx, [UserId], { members: [NetworkId] });
 				const record = (await memberRecords(ctx, [member]))[0];
-				await memberAnnounced(ctx, record, network.OwnerId);
+				await changed(ctx, memberAdded(NetworkId, UserId, record, network.OwnerId));
 				return record;
 			}),
 
@@ -125,14 +122,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 					throw failures.notFound(`User or network ${SubscribedToId}`);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
-				await this.audienceChanged(ctx, [SubscriberId], { follows: [SubscribedToId] });
+				await changed(ctx, audienceChanged([SubscriberId], { follows: [SubscribedToId] }));
 				return subscription;
 			}),
 
 			...implement(graphOperations.DeleteSubscription, async function (ctx) {
 				const removed = await this.repo.subscriptions.remove(ctx.params.SubscriberId, ctx.params.SubscribedToId);
 				if (!removed) throw failures.notFound("The subscription");
-				await this.audienceChanged(ctx, [removed.SubscriberId], { follows: [removed.SubscribedToId] });
+				await changed(ctx, audienceChanged([removed.SubscriberId], { follows: [removed.SubscribedToId] }));
 				return removed;
 			}),
 
@@ -184,7 +181,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					await this.network(ctx.params.networkId);
 					const joined = !!(await this.repo.networks.addMember(ctx.params.networkId, ctx.params.userId, Date.now()));
-					await this.audienceChanged(ctx, [ctx.params.userId], { members: [ctx.params.networkId] });
+					await changed(ctx, audienceChanged([ctx.params.userId], { members: [ctx.params.networkId] }));
 					return joined;
 				},
 			},
@@ -195,7 +192,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				callers: ["reservations"],
 				async handler(ctx: Context<{ networkId: string; userId: string }>) {
 					const left = await this.repo.networks.removeMember(ctx.params.networkId, ctx.params.userId);
-					await this.audienceChanged(ctx, [ctx.params.userId], { members: [ctx.params.networkId] });
+					await changed(ctx, audienceChanged([ctx.params.userId], { members: [ctx.params.networkId] }));
 					return left;
 				},
 			},
@@ -227,17 +224,6 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const network = await this.repo.networks.find(id);
 				if (!network) throw failures.notFound(`Network ${id}`);
 				return networkRecord(network);
-			},
-
-			/**
-			 * Whom these users follow or which networks they are in has changed, and so who reads those sources: the posts
-			 * nodes must ask again (before the answer).
-			 */
-			async audienceChanged(ctx: Context, userIds: string[], readers: ReadersChange) {
-				await Promise.all([
-					invalidate(ctx, audienceCache, userIds),
-					invalidate(ctx, readersCache, readersKeys(readers)),
-				]);
 			},
 		},
 	});

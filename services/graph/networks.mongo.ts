@@ -92,19 +92,15 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	 */
 	async create(name: string, ownerId: string, now: number, isOpen = false): Promise<NetworkRow> {
 		const network: NetworkRow = { Id: newGuid(), Name: name, OwnerId: ownerId, NumberOfMembers: 1, IsOpen: isOpen };
-		await this.store.write(
-			this.memberships.insertOne({ _id: newGuid(), network_id: network.Id, user_id: ownerId, created_time: now }),
-		);
-		await this.store.write(
-			this.networks.insertOne({
-				_id: network.Id,
-				name,
-				owner_id: ownerId,
-				number_of_members: 1,
-				is_open: isOpen,
-				created_time: now,
-			}),
-		);
+		await this.memberships.insertOne({ _id: newGuid(), network_id: network.Id, user_id: ownerId, created_time: now });
+		await this.networks.insertOne({
+			_id: network.Id,
+			name,
+			owner_id: ownerId,
+			number_of_members: 1,
+			is_open: isOpen,
+			created_time: now,
+		});
 		return network;
 	}
 
@@ -146,16 +142,10 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 	 */
 	async removeMember(networkId: string, userId: string): Promise<boolean> {
 		const exists = await this.networks.findOne({ _id: networkId }, { projection: { _id: 1 } });
-		if (!exists)
-			return (
-				(await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount >
-				0
-			);
+		if (!exists) return (await this.memberships.deleteOne({ network_id: networkId, user_id: userId })).deletedCount > 0;
 		return this.whileCounting(
 			networkId,
-			async () =>
-				(await this.store.write(this.memberships.deleteOne({ network_id: networkId, user_id: userId }))).deletedCount >
-				0,
+			async () => (await this.memberships.deleteOne({ network_id: networkId, user_id: userId })).deletedCount > 0,
 		);
 	}
 

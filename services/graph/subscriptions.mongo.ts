@@ -61,11 +61,9 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 	}
 
 	async remove(subscriberId: string, subscribedToId: string): Promise<SubscriptionRow | undefined> {
-		const doc = await this.store.write(
-			this.subscriptions.findOneAndDelete(
-				{ subscriber_id: subscriberId, subscribed_to_id: subscribedToId },
-				{ projection: subscriptionFields },
-			),
+		const doc = await this.subscriptions.findOneAndDelete(
+			{ subscriber_id: subscriberId, subscribed_to_id: subscribedToId },
+			{ projection: subscriptionFields },
 		);
 		return doc ? toSubscription(doc) : undefined;
 	}

@@ -1,6 +1,5 @@
 import { Context } from "moleculer";
 import { defineCache } from "../../shared/cache/node-caches";
-import { invalidate } from "../../shared/cache/invalidation";
 import { audienceCache } from "../../shared/audience";
 import { CALLER_SCOPE, ResponseScopeMeta } from "../../shared/caller";
 import { Page } from "../../shared/persistence/sql/paging";
@@ -17,7 +16,8 @@ import { postSources, recipientSource, Source, sourceKey } from "./timeline-sour
 export const postListSources = defineCache<object>("postListSources", { max: 1, ttlMs: 1 });
 
 const context = (id: string) => `context:${id}`;
-const tag = (name: string) => `tag:${name.toLowerCase()}`;
+/** The key of the lists of a tag's posts. */
+export const tagKey = (name: string) => `tag:${name.toLowerCase()}`;
 const allPosts = "all";
 
 /**
@@ -28,7 +28,7 @@ export function postListKeys(post: PostRow, tags: readonly string[], recipients:
 	return [
 		...postSources(post, recipients).map(sourceKey),
 		...(post.ContextId ? [context(post.ContextId)] : []),
-		...tags.map(tag),
+		...tags.map(tagKey),
 		allPosts,
 	];
 }
@@ -36,22 +36,12 @@ export function postListKeys(post: PostRow, tags: readonly string[], recipients:
 /** The key of the timeline source a recipient is. */
 export const recipientKey = (recipient: NewRecipient) => sourceKey(recipientSource(recipient));
 
-/** A post was addressed to one more user or network: lists of what reaches that recipient may now show it. */
-export function recipientListed(ctx: Context, recipient: NewRecipient): Promise<void> {
-	return invalidate(ctx, postListSources, [recipientKey(recipient)]);
-}
-
-/** A post got one more tag: searches for that tag may now show it. */
-export function tagListed(ctx: Context, name: string): Promise<void> {
-	return invalidate(ctx, postListSources, [tag(name)]);
-}
-
 /**
  * The sources of a search, as `PostLists.searchByTag` reads them: its tags (or context, or all posts), and what reaches
  * the reader privately.
  */
 export function searchSources(reader: Reader, tags: readonly string[], contextId: string | undefined): string[] {
-	const listed = contextId ? [context(contextId)] : tags.length ? tags.map(tag) : [allPosts];
+	const listed = contextId ? [context(contextId)] : tags.length ? tags.map(tagKey) : [allPosts];
 	if (reader.admin) return listed;
 	const reach: Source[] = [
 		...(reader.userId ? [{ kind: "self" as const, id: reader.userId }] : []),

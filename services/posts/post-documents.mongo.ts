@@ -368,13 +368,12 @@ export function toComment(doc: CommentDocument): CommentRow {
  * store imported again): a duplicate key is "already there", any other failure is thrown.
  */
 export async function insertUnlessThere<T extends Document>(
-	store: MongoStore,
 	collection: Collection<T>,
 	docs: OptionalUnlessRequiredId<T>[],
 ): Promise<void> {
 	if (docs.length === 0) return;
 	try {
-		await store.write(collection.insertMany(docs, { ordered: false }));
+		await collection.insertMany(docs, { ordered: false });
 	} catch (err) {
 		// Unordered, every document was tried: each failure is one of writeErrors (one or several).
 		const failed = [(err as { writeErrors?: unknown }).writeErrors ?? []].flat();

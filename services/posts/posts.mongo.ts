@@ -1,4 +1,4 @@
-import { Collection, Document, Filter, UpdateFilter } from "mongodb";
+import { Collection, Document, Filter } from "mongodb";
 import { failures } from "../../shared/errors";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { Page } from "../../shared/persistence/sql/paging";
@@ -59,11 +59,11 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 
 	private readonly c: PostCollections;
 
-	constructor(private readonly store: MongoStore) {
+	constructor(store: MongoStore) {
 		this.c = postCollections(store);
 		const lists = new MongoPostLists(this.c);
 		this.lists = lists;
-		this.timelines = new MongoTimelines(store, this.c, lists);
+		this.timelines = new MongoTimelines(this.c, lists);
 	}
 
 	/**
@@ -74,8 +74,8 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	 */
 	async createPost(post: PostRow, tags: TagRow[], recipients: NewRecipient[], fanOut: FanOut): Promise<void> {
 		const doc = postDocumentOf(post);
-		await Promise.all([this.partsOf(doc, tags, recipients), pushEntries(this.store, this.c, doc, fanOut)]);
-		await insertUnlessThere(this.store, this.c.posts, [doc]);
+		await Promise.all([this.partsOf(doc, tags, recipients), pushEntries(this.c, doc, fanOut)]);
+		await insertUnlessThere(this.c.posts, [doc]);
 	}
 
 	/** A post of the former store, unless it is here already (each of its parts likewise), in createPost's order. */
@@ -84,16 +84,15 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		await Promise.all([
 			this.partsOf(doc, tags, recipients),
 			insertUnlessThere(
-				this.store,
 				this.c.activities,
 				activities.map(a => ({ _id: a.Id, post_id: post.Id, message: a.Message, created_time: a.CreatedTime })),
 			),
 		]);
-		await insertUnlessThere(this.store, this.c.posts, [doc]);
+		await insertUnlessThere(this.c.posts, [doc]);
 	}
 
 	async importComment(comment: CommentRow): Promise<void> {
-		await insertUnlessThere(this.store, this.c.comments, [commentDocumentOf(comment)]);
+		await insertUnlessThere(this.c.comments, [commentDocumentOf(comment)]);
 	}
 
 	async visiblePost(id: string, reader: Reader): Promise<PostRow | undefined> {
@@ -159,7 +158,7 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 			post_id: postId,
 			recipient_id: recipient.id,
 		});
-		if (inserted || doc.activity_pending) await pushEntries(this.store, this.c, post, fanOut);
+		if (inserted || doc.activity_pending) await pushEntries(this.c, post, fanOut);
 		await this.writeActivity(this.c.recipients, doc, message);
 		return inserted;
 	}
@@ -268,12 +267,10 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	private async partsOf(post: PostDocument, tags: TagRow[], recipients: NewRecipient[]): Promise<void> {
 		await Promise.all([
 			insertUnlessThere(
-				this.store,
 				this.c.tags,
 				tags.map((tag, i) => tagDocumentOf(tag, ofPost(post, i))),
 			),
 			insertUnlessThere(
-				this.store,
 				this.c.recipients,
 				recipients.map((recipient, i) => recipientDocumentOf(recipient, post.created_time, ofPost(post, i))),
 			),
@@ -290,7 +287,7 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		key: Filter<T>,
 	): Promise<{ doc: T; inserted: boolean }> {
 		try {
-			await this.store.write(collection.insertOne(doc as Parameters<Collection<T>["insertOne"]>[0]));
+			await collection.insertOne(doc as Parameters<Collection<T>["insertOne"]>[0]);
 			return { doc, inserted: true };
 		} catch (err) {
 			if (!isDuplicateKey(err)) throw err;
@@ -332,18 +329,15 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		if (!doc.activity_id) return;
 		const activityId = doc.activity_id;
 		await upsertOnce(() =>
-			this.store.write(
-				this.c.activities.updateOne(
-					{ _id: activityId },
-					{ $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } },
-					{ upsert: true },
-				),
+			this.c.activities.updateOne(
+				{ _id: activityId },
+				{ $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } },
+				{ upsert: true },
 			),
 		);
-		await this.store.write(this.c.posts.updateOne({ _id: doc.post_id }, { $max: { updated_time: doc.created_time } }));
+		await this.c.posts.updateOne({ _id: doc.post_id }, { $max: { updated_time: doc.created_time } });
 		const done: Document = { $unset: { activity_pending: "", activity_message: "" } };
-		if (doc.activity_pending)
-			await this.store.write(collection.updateOne({ _id: doc._id } as Filter<T>, done as UpdateFilter<T>));
+		if (doc.activity_pending) await collection.updateOne({ _id: doc._id } as Filter<T>, done);
 	}
 }
 

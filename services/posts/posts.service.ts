@@ -6,21 +6,21 @@ import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
 import { audienceOf } from "../../shared/audience";
-import { invalidate } from "../../shared/cache/invalidation";
 import { readerOf } from "./reader";
 import { Reader } from "./posts.sql";
 import { RecordNames } from "./post-records";
 import { checkContext } from "./post-context";
-import { embedsOf, postCache, publicPostCache, visiblePostOf } from "./post-cache";
+import { embedsOf, postCache, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { MongoPostsRepository } from "./posts.mongo";
 import { postsMongoMigrations } from "./post-documents.mongo";
-import { keepPostList, recipientListed, searchSources, tagListed } from "./kept-post-lists";
+import { keepPostList, searchSources } from "./kept-post-lists";
 import { postSources, readerSourcesOf, recipientSource, sourceKey } from "./timeline-sources";
 import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
-import { commentAnnounced, postAnnounced, recipientAnnounced, tagAnnounced } from "./post-events";
+import { commentAdded, postCreated, recipientAdded, recipientReached, tagAdded } from "./post-changes";
+import { changed } from "../../shared/changes/changes";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
@@ -30,7 +30,6 @@ interface PostsMethods {
 	authoredPost(ctx: Context, id: string): Promise<PostRow>;
 	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
-	postChanged(ctx: Context, postId: string): Promise<void>;
 }
 
 const { implement, define } = typedService<PostsMethods, WithRepository<RepositoryContract<PostsRepository>>>();
@@ -116,7 +115,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					CreatedTime: now,
 				}));
 				const record = names.post(post, tags, recipientRows, [], []);
-				await postAnnounced(ctx, post, record, values, recipients);
+				await changed(ctx, postCreated(post, record, values, recipients));
 				return record;
 			}),
 
@@ -149,8 +148,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			...implement(postsOperations.CreateTag, async function (ctx) {
 				const post = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
-				await Promise.all([this.postChanged(ctx, post.Id), tagListed(ctx, ctx.params.Value)]);
-				await tagAnnounced(ctx, post, row);
+				await changed(ctx, tagAdded(post, row));
 				return row;
 			}),
 
@@ -211,9 +209,8 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					UpdatedTime: now,
 				};
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
-				await this.postChanged(ctx, post.Id);
 				const record = names.comment(comment);
-				await commentAnnounced(ctx, post, record);
+				await changed(ctx, commentAdded(post, record));
 				return record;
 			}),
 
@@ -318,17 +315,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					Date.now(),
 					fanOut,
 				);
-				await Promise.all([this.postChanged(ctx, post.Id), recipientListed(ctx, recipient)]);
-				await recipientAnnounced(ctx, post, (await this.postRecords(ctx, [post]))[0], recipient);
+				await changed(ctx, recipientAdded(post, recipient));
+				await changed(ctx, recipientReached(post, (await this.postRecords(ctx, [post]))[0], recipient));
 				return record;
-			},
-
-			/**
-			 * A write to a post happened: every posts node drops what it cached of it, before the answer.
-			 * Even a write that found its record there already (a concurrent twin may not have announced its own yet).
-			 */
-			async postChanged(ctx: Context, postId: string) {
-				await Promise.all([invalidate(ctx, postCache, [postId]), invalidate(ctx, publicPostCache, [postId])]);
 			},
 		},
 	});

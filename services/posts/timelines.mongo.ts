@@ -1,5 +1,4 @@
 import { Page } from "../../shared/persistence/sql/paging";
-import { MongoStore } from "../../shared/persistence/mongo/store";
 import { upsertOnce } from "../../shared/persistence/mongo/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { PostRow } from "./posts.rows";
@@ -25,7 +24,6 @@ type Pushed = Pick<PostDocument, "_id" | "created_time" | "is_private" | "expire
  */
 export class MongoTimelines implements RepositoryContract<Timelines> {
 	constructor(
-		private readonly store: MongoStore,
 		private readonly c: PostCollections,
 		private readonly lists: MongoPostLists,
 	) {}
@@ -67,8 +65,7 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 		const current = new Set(now);
 		const left = [...before].filter(key => !current.has(key));
 		const joined = now.filter(key => !before.has(key) && !pulled.has(key));
-		if (left.length)
-			await this.store.write(this.c.timelineEntries.deleteMany({ owner_id: ownerId, source: { $in: left } }));
+		if (left.length) await this.c.timelineEntries.deleteMany({ owner_id: ownerId, source: { $in: left } });
 		let horizon = stored?.horizon ?? 0;
 		if (joined.length) {
 			const hits = await this.lists.latest(
@@ -76,7 +73,6 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 				timelineBound,
 			);
 			await insertUnlessThere(
-				this.store,
 				this.c.timelineEntries,
 				hits.map(hit => entryOf(ownerId, hit.label, hit)),
 			);
@@ -85,12 +81,10 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 		}
 		// $max: a trim may have raised the horizon meanwhile, and a horizon never goes down.
 		const written = await upsertOnce(() =>
-			this.store.write(
-				this.c.timelines.findOneAndUpdate(
-					{ _id: ownerId },
-					{ $set: { sources_digest: digest, sources: now }, $max: { horizon } },
-					{ upsert: true, returnDocument: "after", projection: { horizon: 1 } },
-				),
+			this.c.timelines.findOneAndUpdate(
+				{ _id: ownerId },
+				{ $set: { sources_digest: digest, sources: now }, $max: { horizon } },
+				{ upsert: true, returnDocument: "after", projection: { horizon: 1 } },
 			),
 		);
 		return { horizon: written?.horizon ?? horizon, digest };
@@ -113,26 +107,19 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
  * once the post can be seen, each of its sources is either pushed or pulled, whatever point a crash
  * stopped at. Every write keeps what is there, so the same call again completes it.
  */
-export async function pushEntries(
-	store: MongoStore,
-	c: PostCollections,
-	post: Pushed,
-	{ entries, oversized }: FanOut,
-): Promise<void> {
+export async function pushEntries(c: PostCollections, post: Pushed, { entries, oversized }: FanOut): Promise<void> {
 	const now = Date.now();
 	await insertUnlessThere(
-		store,
 		c.pulledSources,
 		oversized.map(source => ({ _id: source, marked_time: now })),
 	);
 	const copied: Row = { id: post._id, ts: post.created_time, isPrivate: post.is_private, expiresAt: post.expires_at };
 	await insertUnlessThere(
-		store,
 		c.timelineEntries,
 		entries.map(e => entryOf(e.ownerId, e.source, copied)),
 	);
 	const trimmed = [...new Set(entries.map(e => e.ownerId))].filter(() => Math.random() < trimChance);
-	await Promise.all(trimmed.map(ownerId => trim(store, c, ownerId)));
+	await Promise.all(trimmed.map(ownerId => trim(c, ownerId)));
 }
 
 const entryOf = (ownerId: string, source: string, post: Row): TimelineEntryDocument => ({
@@ -149,7 +136,7 @@ const entryOf = (ownerId: string, source: string, post: Row): TimelineEntryDocum
  * between leaves entries below the horizon (reads past it assemble anyway), never a timeline that
  * claims posts it no longer holds.
  */
-async function trim(store: MongoStore, c: PostCollections, ownerId: string): Promise<void> {
+async function trim(c: PostCollections, ownerId: string): Promise<void> {
 	const [edge] = await c.timelineEntries
 		.find({ owner_id: ownerId }, { projection: { _id: 0, post_created_time: 1 } })
 		.sort({ post_created_time: -1, post_id: -1 })
@@ -158,6 +145,6 @@ async function trim(store: MongoStore, c: PostCollections, ownerId: string): Pro
 		.toArray();
 	if (!edge) return;
 	const cutoff = edge.post_created_time;
-	await store.write(c.timelines.updateOne({ _id: ownerId }, { $max: { horizon: cutoff } }));
-	await store.write(c.timelineEntries.deleteMany({ owner_id: ownerId, post_created_time: { $lt: cutoff } }));
+	await c.timelines.updateOne({ _id: ownerId }, { $max: { horizon: cutoff } });
+	await c.timelineEntries.deleteMany({ owner_id: ownerId, post_created_time: { $lt: cutoff } });
 }

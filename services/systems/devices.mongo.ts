@@ -86,9 +86,7 @@ export class MongoDevicesRepository implements RepositoryContract<DevicesReposit
 	}
 
 	async unregister(userId: string, id: string): Promise<DeviceRow | undefined> {
-		const doc = await this.store.write(
-			this.devices.findOneAndDelete({ _id: id, user_id: userId }, { projection: withoutHash }),
-		);
+		const doc = await this.devices.findOneAndDelete({ _id: id, user_id: userId }, { projection: withoutHash });
 		return doc ? toDevice(doc) : undefined;
 	}
 

@@ -9,6 +9,7 @@ import { devicesLegacy } from "./devices.legacy";
 import { MongoDevicesRepository, devicesMongoMigrations } from "./devices.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
+import { changed } from "../../shared/changes/changes";
 
 const { implement, define } = typedService<object, WithRepository<RepositoryContract<DevicesRepository>>>();
 
@@ -28,7 +29,9 @@ export function devicesService(config: PlazaConfig): ServiceSchema {
 
 		actions: {
 			...implement(systemsOperations.CreateUserDevice, async function (ctx) {
-				return this.repo.register({ Id: newGuid(), ...ctx.params, CreatedTime: Date.now() });
+				const device = await this.repo.register({ Id: newGuid(), ...ctx.params, CreatedTime: Date.now() });
+				await changed(ctx, { domain: "devices" });
+				return device;
 			}),
 
 			...implement(systemsOperations.UserDevices, async function (ctx) {
@@ -38,6 +41,7 @@ export function devicesService(config: PlazaConfig): ServiceSchema {
 			...implement(systemsOperations.DeleteUserDevice, async function (ctx) {
 				const device = await this.repo.unregister(ctx.params.UserId, ctx.params.Id);
 				if (!device) throw failures.notFound(`Device ${ctx.params.Id}`);
+				await changed(ctx, { domain: "devices" });
 				return device;
 			}),
 		},

@@ -72,7 +72,7 @@ export class MongoMediaRepository implements RepositoryContract<MediaRepository>
 	}
 
 	async create(media: MediaRow): Promise<MediaRow> {
-		await this.store.write(this.media.insertOne(documentOf(media)));
+		await this.media.insertOne(documentOf(media));
 		return definedFields({ ...media });
 	}
 

@@ -1,4 +1,4 @@
-import { ServiceSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { BlobStore, createBlobStore } from "../../shared/persistence/blobs";
@@ -12,6 +12,7 @@ import { mediaLegacy } from "./media.legacy";
 import { MongoMediaRepository, mediaMongoMigrations } from "./media.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
+import { changed } from "../../shared/changes/changes";
 
 interface MediaVars {
 	blobs: BlobStore;
@@ -19,6 +20,7 @@ interface MediaVars {
 
 interface MediaMethods {
 	store(
+		ctx: Context,
 		kind: MediaKind,
 		fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">,
 		contentType: string,
@@ -69,7 +71,7 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 
 		actions: {
 			...implement(systemsOperations.CreateAvatar, async function (ctx) {
-				return this.store("Avatar", { UserId: ctx.params.UserId }, ctx.params.ContentType, ctx.params.Data);
+				return this.store(ctx, "Avatar", { UserId: ctx.params.UserId }, ctx.params.ContentType, ctx.params.Data);
 			}),
 
 			...implement(systemsOperations.FindAvatar, async function (ctx) {
@@ -86,6 +88,7 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				// A picture for a post is the post author's to add: the posts service says whether the caller is.
 				if (ctx.params.PostId) await ctx.call("posts.checkAuthor", { postId: ctx.params.PostId });
 				return this.store(
+					ctx,
 					"Picture",
 					{ OwnerId: ctx.params.OwnerId, PostId: ctx.params.PostId },
 					ctx.params.ContentType,
@@ -119,6 +122,7 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 		methods: {
 			/** Checks the image, then keeps the bytes before the record: a record never points at nothing. */
 			async store(
+				ctx: Context,
 				kind: MediaKind,
 				fields: Pick<MediaRow, "UserId" | "OwnerId" | "PostId">,
 				contentType: string,
@@ -136,7 +140,9 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				};
 				await this.blobs.put(media.Id, image.bytes);
 				try {
-					return recordOf(await this.repo.create(media));
+					const record = recordOf(await this.repo.create(media));
+					await changed(ctx, { domain: "media" });
+					return record;
 				} catch (err) {
 					await this.blobs.remove(media.Id);
 					throw err;

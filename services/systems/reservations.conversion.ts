@@ -4,6 +4,7 @@ import { Caller, SessionMeta } from "../../shared/caller";
 import { newGuid } from "../../shared/wire/guid";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { ReservationsRepository, StoredReservation } from "./reservations.repository";
+import { changed } from "../../shared/changes/changes";
 
 export interface ConvertInput {
 	ReservationId: string;
@@ -66,6 +67,7 @@ export class ReservationConversion {
 			if (!(await this.repo.recordAccount(reservation.Id, attempt, accountId, Date.now()))) throw beingConverted();
 			const registration = await this.convert(ctx, reservation, attempt, accountId);
 			if (!(await this.repo.finish(reservation.Id, attempt, Date.now()))) throw beingConverted();
+			await changed(ctx, { domain: "reservations" });
 			return registration;
 		} catch (err) {
 			await this.abandon(ctx, reservation, attempt, accountId, isRefusal(err));

@@ -100,7 +100,7 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	}
 
 	async create(reservation: ReservationRow): Promise<ReservationRow> {
-		await this.store.write(this.reservations.insertOne(documentOf(reservation, "open", undefined)));
+		await this.reservations.insertOne(documentOf(reservation, "open", undefined));
 		return definedFields({ ...reservation });
 	}
 
@@ -121,15 +121,13 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	 * fresh.
 	 */
 	async claim(id: string, attemptId: string, now: number, staleBefore: number): Promise<Claim | undefined> {
-		const before = await this.store.write(
-			this.reservations.findOneAndUpdate(
-				{
-					_id: id,
-					$or: [{ conversion_state: "open" }, { conversion_state: "pending", claimed_time: { $lte: staleBefore } }],
-				},
-				{ $set: { conversion_state: "pending", conversion_id: attemptId, claimed_time: now } },
-				{ projection: { conversion_user_id: 1 } },
-			),
+		const before = await this.reservations.findOneAndUpdate(
+			{
+				_id: id,
+				$or: [{ conversion_state: "open" }, { conversion_state: "pending", claimed_time: { $lte: staleBefore } }],
+			},
+			{ $set: { conversion_state: "pending", conversion_id: attemptId, claimed_time: now } },
+			{ projection: { conversion_user_id: 1 } },
 		);
 		return before ? definedFields({ staleUserId: before.conversion_user_id }) : undefined;
 	}
@@ -137,30 +135,23 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 	async recordAccount(id: string, attemptId: string, userId: string, now: number): Promise<boolean> {
 		return (
 			(
-				await this.store.write(
-					this.reservations.updateOne(heldBy(id, attemptId), {
-						$set: { conversion_user_id: userId, claimed_time: now },
-					}),
-				)
+				await this.reservations.updateOne(heldBy(id, attemptId), {
+					$set: { conversion_user_id: userId, claimed_time: now },
+				})
 			).matchedCount > 0
 		);
 	}
 
 	async renew(id: string, attemptId: string, now: number): Promise<boolean> {
-		return (
-			(await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), { $set: { claimed_time: now } })))
-				.matchedCount > 0
-		);
+		return (await this.reservations.updateOne(heldBy(id, attemptId), { $set: { claimed_time: now } })).matchedCount > 0;
 	}
 
 	async finish(id: string, attemptId: string, now: number): Promise<boolean> {
 		return (
 			(
-				await this.store.write(
-					this.reservations.updateOne(heldBy(id, attemptId), {
-						$set: { conversion_state: "done", converted_time: now },
-					}),
-				)
+				await this.reservations.updateOne(heldBy(id, attemptId), {
+					$set: { conversion_state: "done", converted_time: now },
+				})
 			).matchedCount > 0
 		);
 	}
@@ -178,6 +169,6 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 			$set: { conversion_state: "open" as const },
 			$unset: { conversion_id: "" as const, conversion_user_id: "" as const, claimed_time: "" as const },
 		};
-		return (await this.store.write(this.reservations.updateOne(heldBy(id, attemptId), reopen))).matchedCount > 0;
+		return (await this.reservations.updateOne(heldBy(id, attemptId), reopen)).matchedCount > 0;
 	}
 }

@@ -13,6 +13,7 @@ import { MongoReservationsRepository, reservationsMongoMigrations } from "./rese
 import { ReservationConversion } from "./reservations.conversion";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
+import { changed } from "../../shared/changes/changes";
 
 interface ReservationsVars {
 	conversion: ReservationConversion;
@@ -73,13 +74,15 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 				if (ctx.params.VenueId) await this.checkOwner(ctx, "venues.byIds", ctx.params.VenueId, "Venue");
 				if (ctx.params.NetworkId) await this.checkOwner(ctx, "graph.networksByIds", ctx.params.NetworkId, "Network");
 				const now = Date.now();
-				return this.repo.create({
+				const reservation = await this.repo.create({
 					Id: newGuid(),
 					...ctx.params,
 					InvitedBy: callerOf(ctx)?.userId,
 					ExpirationDate: now + config.reservationTtlSeconds * 1000,
 					CreatedTime: now,
 				});
+				await changed(ctx, { domain: "reservations" });
+				return reservation;
 			}),
 
 			...implement(systemsOperations.FindUserReservation, async function (ctx) {

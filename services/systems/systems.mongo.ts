@@ -190,13 +190,13 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 	 */
 	async createWorkItem(item: WorkItemRow, map?: ServiceMapRow): Promise<WorkItemRow> {
 		const mapDoc = map && mapDocumentOf(map);
-		await this.store.write(this.workItems.insertOne(workItemDocumentOf(item)));
+		await this.workItems.insertOne(workItemDocumentOf(item));
 		if (!map || !mapDoc) return definedFields({ ...item });
 		let mapped = false;
 		try {
 			mapped = await this.insertMap(mapDoc);
 		} finally {
-			if (!mapped) await this.store.write(this.workItems.deleteOne({ _id: item.Id }));
+			if (!mapped) await this.workItems.deleteOne({ _id: item.Id });
 		}
 		if (mapped) return definedFields({ ...item });
 		throw mappedAlready(map);
@@ -232,7 +232,7 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 	/** Inserts a map unless its system's reference is mapped: false when it is. */
 	private async insertMap(doc: MapDocument): Promise<boolean> {
 		try {
-			await this.store.write(this.serviceMaps.insertOne(doc));
+			await this.serviceMaps.insertOne(doc);
 			return true;
 		} catch (err) {
 			if (isDuplicateKey(err) && duplicateIndexOf(err) === mapKey) return false;
@@ -247,12 +247,10 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 	 */
 	private async nextId(): Promise<number> {
 		const taken = await upsertOnce(() =>
-			this.store.write(
-				this.counter.findOneAndUpdate(
-					{ _id: "systems" },
-					{ $inc: { value: 1 } },
-					{ upsert: true, returnDocument: "before" },
-				),
+			this.counter.findOneAndUpdate(
+				{ _id: "systems" },
+				{ $inc: { value: 1 } },
+				{ upsert: true, returnDocument: "before" },
 			),
 		);
 		return Number(taken?.value ?? 0) + 1;
@@ -260,8 +258,6 @@ export class MongoSystemsRepository implements RepositoryContract<SystemsReposit
 
 	/** `$max`: the counter only moves up, whatever imports run at once. */
 	private async counterAtLeast(value: number): Promise<void> {
-		await upsertOnce(() =>
-			this.store.write(this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true })),
-		);
+		await upsertOnce(() => this.counter.updateOne({ _id: "systems" }, { $max: { value } }, { upsert: true }));
 	}
 }

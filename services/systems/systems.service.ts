@@ -11,6 +11,7 @@ import { systemsLegacy } from "./systems.legacy";
 import { MongoSystemsRepository, systemsMongoMigrations } from "./systems.mongo";
 import { typedService } from "../../shared/implement";
 import { systemsOperations } from "../../shared/catalogue";
+import { changed } from "../../shared/changes/changes";
 
 interface SystemsMethods {
 	system(id: number): Promise<SystemRow>;
@@ -35,7 +36,9 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 
 		actions: {
 			...implement(systemsOperations.CreateSystem, async function (ctx) {
-				return this.repo.createSystem({ ...ctx.params, CreatedTime: Date.now() });
+				const system = await this.repo.createSystem({ ...ctx.params, CreatedTime: Date.now() });
+				await changed(ctx, { domain: "systems" });
+				return system;
 			}),
 
 			...implement(systemsOperations.FindSystem, async function (ctx) {
@@ -68,7 +71,9 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 				const map = IsMappingRequired
 					? { Id: newGuid(), SystemId: SystemId!, ReferenceId: ReferenceId!, WorkItemId: item.Id, CreatedTime: now }
 					: undefined;
-				return this.repo.createWorkItem(item, map);
+				const created = await this.repo.createWorkItem(item, map);
+				await changed(ctx, { domain: "systems" });
+				return created;
 			}),
 
 			...implement(systemsOperations.FindWorkItem, async function (ctx) {
@@ -91,6 +96,7 @@ export function systemsService(config: PlazaConfig): ServiceSchema {
 						"ReferenceId",
 						`Reference ${ReferenceId} of system ${SystemId} is mapped already`,
 					);
+				await changed(ctx, { domain: "systems" });
 				return map;
 			}),
 

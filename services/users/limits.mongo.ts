@@ -33,7 +33,7 @@ export const limitsMongoMigrations: MongoMigration[] = [
 export class MongoLimitsRepository implements RepositoryContract<LimitsRepository> {
 	private readonly counts: Collection<CountDocument>;
 
-	constructor(private readonly store: MongoStore) {
+	constructor(store: MongoStore) {
 		this.counts = store.collection<CountDocument>("limit_counts");
 	}
 
@@ -54,16 +54,14 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 
 	private async addOne(key: string, window: number, windowMs: number, expiresTime: number, n: number): Promise<number> {
 		const add = () =>
-			this.store.write(
-				this.counts.findOneAndUpdate(
-					{ _id: `${window}:${key}` },
-					{
-						$inc: { total: n },
-						$set: { expires_time: expiresTime },
-						$setOnInsert: { counter_key: key, window_start: window, window_ms: windowMs },
-					},
-					{ upsert: true, returnDocument: "before", projection: { total: 1 } },
-				),
+			this.counts.findOneAndUpdate(
+				{ _id: `${window}:${key}` },
+				{
+					$inc: { total: n },
+					$set: { expires_time: expiresTime },
+					$setOnInsert: { counter_key: key, window_start: window, window_ms: windowMs },
+				},
+				{ upsert: true, returnDocument: "before", projection: { total: 1 } },
 			);
 		// Two first counts at once: both upserts insert, one meets the other's _id and counts again.
 		return ((await upsertOnce(add))?.total ?? 0) + n;
@@ -85,10 +83,10 @@ export class MongoLimitsRepository implements RepositoryContract<LimitsRepositor
 
 	async clear(keys: readonly string[]): Promise<number> {
 		if (keys.length === 0) return 0;
-		return (await this.store.write(this.counts.deleteMany({ counter_key: { $in: [...keys] } }))).deletedCount;
+		return (await this.counts.deleteMany({ counter_key: { $in: [...keys] } })).deletedCount;
 	}
 
 	async removeExpired(now: number): Promise<number> {
-		return (await this.store.write(this.counts.deleteMany({ expires_time: { $lte: now } }))).deletedCount;
+		return (await this.counts.deleteMany({ expires_time: { $lte: now } })).deletedCount;
 	}
 }

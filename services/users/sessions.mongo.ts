@@ -63,7 +63,7 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 	}
 
 	async open(session: SessionRow): Promise<void> {
-		await this.store.write(this.sessions.insertOne(documentOf(session)));
+		await this.sessions.insertOne(documentOf(session));
 	}
 
 	async importSession(session: SessionRow): Promise<void> {
@@ -83,16 +83,13 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 		const found = await this.sessions.findOne({ _id: key }, { projection: { ttl_ms: 1 } });
 		if (!found) return false;
 		return (
-			(
-				await this.store.write(
-					this.sessions.updateOne({ _id: key }, { $set: { slid_time: now, expires_time: now + found.ttl_ms } }),
-				)
-			).matchedCount > 0
+			(await this.sessions.updateOne({ _id: key }, { $set: { slid_time: now, expires_time: now + found.ttl_ms } }))
+				.matchedCount > 0
 		);
 	}
 
 	async remove(key: string): Promise<boolean> {
-		return (await this.store.write(this.sessions.deleteOne({ _id: key }))).deletedCount > 0;
+		return (await this.sessions.deleteOne({ _id: key })).deletedCount > 0;
 	}
 
 	/** The keys deleted are those found: a session opened meanwhile stays, as if opened just after. */
@@ -100,7 +97,7 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 		const keys = (
 			await this.sessions.find({ user_id: userId, _id: { $ne: except ?? "" } }, { projection: { _id: 1 } }).toArray()
 		).map(doc => doc._id);
-		if (keys.length) await this.store.write(this.sessions.deleteMany({ _id: { $in: keys } }));
+		if (keys.length) await this.sessions.deleteMany({ _id: { $in: keys } });
 		return keys;
 	}
 
@@ -109,8 +106,7 @@ export class MongoSessionsRepository implements RepositoryContract<SessionsRepos
 		const keys = (await this.sessions.find({ expires_time: { $lte: now } }, { projection: { _id: 1 } }).toArray()).map(
 			doc => doc._id,
 		);
-		if (keys.length)
-			await this.store.write(this.sessions.deleteMany({ _id: { $in: keys }, expires_time: { $lte: now } }));
+		if (keys.length) await this.sessions.deleteMany({ _id: { $in: keys }, expires_time: { $lte: now } });
 		return keys;
 	}
 }

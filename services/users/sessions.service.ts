@@ -6,8 +6,9 @@ import { MongoSessionsRepository, sessionsMongoMigrations } from "./sessions.mon
 import { periodicMixin } from "../../shared/persistence/periodic.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, SessionMeta } from "../../shared/caller";
-import { ResolvedSession, sessionCache, sessionKeyOf } from "../../shared/sessions";
-import { invalidate } from "../../shared/cache/invalidation";
+import { ResolvedSession, sessionKeyOf } from "../../shared/sessions";
+import { changed, changedNothing } from "../../shared/changes/changes";
+import { sessionOpened, sessionsEnded } from "./users-changes";
 import { SessionsRepository } from "./sessions.repository";
 import { sessionsMigrations } from "./sessions.schema";
 import { sessionsLegacy } from "./sessions.legacy";
@@ -73,12 +74,13 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				switch (provider) {
 					case "": // the current session
 						if (!caller?.userId) throw failures.unauthorized();
+						changedNothing(ctx);
 						return { UserId: caller.userId, UserName: caller.userName, DisplayName: caller.displayName };
 					case "logout":
 						if (caller?.sessionKey) {
 							await this.repo.remove(caller.sessionKey);
 							await this.ended(ctx, [caller.sessionKey]);
-						}
+						} else changedNothing(ctx);
 						ctx.meta.session = { end: true };
 						return {};
 					case "credentials": {
@@ -180,6 +182,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 					SlidTime: now,
 					ExpiresTime: now + ttl,
 				});
+				await changed(ctx, sessionOpened());
 				ctx.meta.session = { open: { token, persistent, ttlSeconds: ttl / 1000 } };
 				return token;
 			},
@@ -205,7 +208,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 
 			/** Sessions gone: no gateway may go on taking their tokens from its cache (awaited before the answer). */
 			async ended(ctx: Context, keys: string[]) {
-				await invalidate(ctx, sessionCache, keys);
+				await changed(ctx, sessionsEnded(keys));
 			},
 		},
 	});

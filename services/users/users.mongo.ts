@@ -141,7 +141,7 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 	async create(user: NewUser): Promise<UserRow> {
 		const doc = documentOf(user);
 		try {
-			await this.store.write(this.users.insertOne(doc));
+			await this.users.insertOne(doc);
 		} catch (err) {
 			if (isDuplicateKey(err)) throw failures.alreadyExists(duplicateField({ message: duplicateIndexOf(err) }));
 			throw err;
@@ -179,12 +179,10 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 
 	async update(id: string, changes: UserChanges, now: number): Promise<UserRow | undefined> {
 		try {
-			const doc = await this.store.write(
-				this.users.findOneAndUpdate({ _id: id }, updateOf(changes, now), {
-					returnDocument: "after",
-					projection: credentials,
-				}),
-			);
+			const doc = await this.users.findOneAndUpdate({ _id: id }, updateOf(changes, now), {
+				returnDocument: "after",
+				projection: credentials,
+			});
 			return doc ? toUser(doc) : undefined;
 		} catch (err) {
 			if (isDuplicateKey(err)) throw failures.alreadyExists(duplicateField({ message: duplicateIndexOf(err) }));
@@ -193,7 +191,7 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 	}
 
 	async remove(id: string): Promise<boolean> {
-		return (await this.store.write(this.users.deleteOne({ _id: id }))).deletedCount > 0;
+		return (await this.users.deleteOne({ _id: id })).deletedCount > 0;
 	}
 
 	async account(login: string): Promise<AccountRow | undefined> {
@@ -211,11 +209,8 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 
 	async replaceHash(id: string, previous: string, next: string): Promise<boolean> {
 		return (
-			(
-				await this.store.write(
-					this.users.updateOne({ _id: id, password_hash: previous }, { $set: { password_hash: next } }),
-				)
-			).matchedCount > 0
+			(await this.users.updateOne({ _id: id, password_hash: previous }, { $set: { password_hash: next } }))
+				.matchedCount > 0
 		);
 	}
 
@@ -224,7 +219,7 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 			digestHa1 === undefined
 				? { $set: { password_hash: passwordHash }, $unset: { digest_ha1: "" } }
 				: { $set: { password_hash: passwordHash, digest_ha1: digestHa1 } };
-		return (await this.store.write(this.users.updateOne({ _id: id }, update))).matchedCount > 0;
+		return (await this.users.updateOne({ _id: id }, update)).matchedCount > 0;
 	}
 
 	/**

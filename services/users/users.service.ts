@@ -18,7 +18,8 @@ import {
 import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } from "../../shared/digest";
 import { Profile, profileCache } from "../../shared/profiles";
 import { withoutEmail } from "../../shared/emails";
-import { invalidate } from "../../shared/cache/invalidation";
+import { changed } from "../../shared/changes/changes";
+import { userChanged } from "./users-changes";
 import { onInvalidation } from "../../shared/cache/node-caches";
 import { readCall, timeLeftMs } from "../../shared/calls";
 import { SignInLimits } from "./sign-in-limits";
@@ -115,7 +116,9 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				const { CreatedTime = Date.now(), ...fields } = ctx.params;
 				checkUserName(fields.UserName);
 				if (fields.DefaultVenueId) await this.checkVenue(ctx, fields.DefaultVenueId);
-				return this.repo.create({ ...fields, Id: newGuid(), CreatedTime, UpdatedTime: CreatedTime });
+				const user = await this.repo.create({ ...fields, Id: newGuid(), CreatedTime, UpdatedTime: CreatedTime });
+				await changed(ctx, userChanged(user.Id));
+				return user;
 			}),
 
 			...implement(usersOperations.FindUser, async function (ctx) {
@@ -193,7 +196,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				callers: ["reservations"],
 				async handler(ctx: Context<{ id: string }>) {
 					await this.repo.remove(ctx.params.id);
-					await invalidate(ctx, profileCache, [ctx.params.id]);
+					await changed(ctx, userChanged(ctx.params.id));
 					await ctx.call<number, { userId: string }>("sessions.endAllOf", { userId: ctx.params.id });
 					return true;
 				},
@@ -280,9 +283,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					const except = caller?.userId === id ? caller.sessionKey : undefined;
 					await ctx.call<number, { userId: string; except?: string }>("sessions.endAllOf", { userId: id, except });
 				}
-				// Names shown on connections, posts and comments, and credentials verified moments ago, on every node, before
-				// the answer.
-				await invalidate(ctx, profileCache, [id]);
+				await changed(ctx, userChanged(id));
 				return updated;
 			},
 
@@ -326,7 +327,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				checkUserName(UserName);
 				const [first, ...rest] = (DisplayName ?? "").split(/\s+/).filter(Boolean);
 				const now = Date.now();
-				return this.repo.create({
+				const user = await this.repo.create({
 					Id: fields.Id ?? newGuid(),
 					UserName,
 					Email,
@@ -339,6 +340,8 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					CreatedTime: now,
 					UpdatedTime: now,
 				});
+				await changed(ctx, userChanged(user.Id));
+				return user;
 			},
 
 			/** 404 unless the venue exists: a DefaultVenueId points at a real venue. */

@@ -72,14 +72,12 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 	 */
 	async create(venue: VenueRow): Promise<VenueRow> {
 		await this.addMember(venue.Id, venue.OwnerId, undefined, venue.CreatedTime);
-		await this.store.write(
-			this.venues.insertOne({
-				_id: venue.Id,
-				name: venue.Name,
-				owner_id: venue.OwnerId,
-				created_time: venue.CreatedTime,
-			}),
-		);
+		await this.venues.insertOne({
+			_id: venue.Id,
+			name: venue.Name,
+			owner_id: venue.OwnerId,
+			created_time: venue.CreatedTime,
+		});
 		return venue;
 	}
 
@@ -128,12 +126,10 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 			roleId === undefined
 				? { $set: { updated_time: now }, $unset: { role_id: "" as const } }
 				: { $set: { role_id: roleId, updated_time: now } };
-		const doc = await this.store.write(
-			this.memberships.findOneAndUpdate({ _id: memberKey(venueId, userId) }, update, {
-				returnDocument: "after",
-				projection: memberFields,
-			}),
-		);
+		const doc = await this.memberships.findOneAndUpdate({ _id: memberKey(venueId, userId) }, update, {
+			returnDocument: "after",
+			projection: memberFields,
+		});
 		return doc ? toMember(doc) : undefined;
 	}
 
@@ -142,7 +138,7 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 	}
 
 	async removeMember(venueId: string, userId: string): Promise<boolean> {
-		return (await this.store.write(this.memberships.deleteOne({ _id: memberKey(venueId, userId) }))).deletedCount > 0;
+		return (await this.memberships.deleteOne({ _id: memberKey(venueId, userId) })).deletedCount > 0;
 	}
 
 	async members(venueId: string, page: Page): Promise<VenueMemberRow[]> {

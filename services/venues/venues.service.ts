@@ -11,6 +11,7 @@ import { venuesLegacy } from "./venues.legacy";
 import { MongoVenuesRepository, venuesMongoMigrations } from "./venues.mongo";
 import { typedService } from "../../shared/implement";
 import { venuesOperations } from "../../shared/catalogue";
+import { changed } from "../../shared/changes/changes";
 
 interface VenuesMethods {
 	venue(id: string): Promise<VenueRow>;
@@ -42,7 +43,9 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 			...implement(venuesOperations.CreateVenue, async function (ctx) {
 				const { OwnerId, Name } = ctx.params;
 				if (!(await profilesOf(ctx, [OwnerId])).has(OwnerId)) throw failures.notFound(`User ${OwnerId}`);
-				return this.repo.create({ Id: newGuid(), Name, OwnerId, CreatedTime: Date.now() });
+				const venue = await this.repo.create({ Id: newGuid(), Name, OwnerId, CreatedTime: Date.now() });
+				await changed(ctx, { domain: "venues" });
+				return venue;
 			}),
 
 			...implement(venuesOperations.FindVenue, async function (ctx) {
@@ -55,6 +58,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 					throw failures.notFound(`User ${ctx.params.UserId}`);
 				const member = await this.repo.addMember(venue.Id, ctx.params.UserId, ctx.params.RoleId, Date.now());
 				if (!member) throw failures.alreadyExists("UserId", "The user is a member already");
+				await changed(ctx, { domain: "venues" });
 				return (await this.memberRecords(ctx, venue, [member]))[0];
 			}),
 
@@ -63,6 +67,7 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				// An empty RoleId takes the role away.
 				const member = await this.repo.setRole(venue.Id, ctx.params.UserId, ctx.params.RoleId || undefined, Date.now());
 				if (!member) throw failures.notFound(`Member ${ctx.params.UserId} of venue ${venue.Id}`);
+				await changed(ctx, { domain: "venues" });
 				return (await this.memberRecords(ctx, venue, [member]))[0];
 			}),
 
@@ -99,7 +104,9 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				callers: ["reservations"],
 				async handler(ctx: Context<{ venueId: string; userId: string }>) {
 					await this.venue(ctx.params.venueId);
-					return !!(await this.repo.addMember(ctx.params.venueId, ctx.params.userId, undefined, Date.now()));
+					const joined = !!(await this.repo.addMember(ctx.params.venueId, ctx.params.userId, undefined, Date.now()));
+					await changed(ctx, { domain: "venues" });
+					return joined;
 				},
 			},
 
@@ -108,7 +115,9 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				callers: ["reservations"],
 				async handler(ctx: Context<{ venueId: string; userId: string }>) {
-					return this.repo.removeMember(ctx.params.venueId, ctx.params.userId);
+					const left = await this.repo.removeMember(ctx.params.venueId, ctx.params.userId);
+					await changed(ctx, { domain: "venues" });
+					return left;
 				},
 			},
 		},

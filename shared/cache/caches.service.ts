@@ -16,8 +16,9 @@ export function cachesService(): ServiceSchema {
 			[invalidationEvent](this: Service, ctx: Context<Batch<Invalidation>>) {
 				for (const invalidation of itemsOf(ctx.params)) applyInvalidation(this.broker, invalidation);
 			},
-			[domainChangedEvent](this: Service, ctx: Context<DomainChange>) {
-				if (typeof ctx.params?.domain === "string") domainGenerations(this.broker).bump(ctx.params.domain);
+			[domainChangedEvent](this: Service, ctx: Context<Batch<DomainChange>>) {
+				for (const change of itemsOf(ctx.params))
+					if (typeof change?.domain === "string") domainGenerations(this.broker).bump(change.domain);
 			},
 			"$transporter.connected"(this: Service, ctx: Context<{ wasReconnect?: boolean }>) {
 				if (ctx.params?.wasReconnect) forgetAll(this.broker);

@@ -1,18 +1,19 @@
 import { ServiceBroker } from "moleculer";
-import { isReadOnly, Row, SqlDatabase, SqlExecutor, SqlValue } from "../persistence/sql/database";
 import { catalogue } from "../catalogue";
+import { batchedBroadcast } from "../bus/turn-batch";
+import { Domain } from "../domains";
 
 /**
  * The domains whose changes are announced: those some operation's kept answers depend on (the catalogue's
  * `cacheResponse`).
  */
-export const announcedDomains: ReadonlySet<string> = new Set(catalogue.flatMap(op => op.cacheResponse?.domains ?? []));
+export const announcedDomains: ReadonlySet<Domain> = new Set(catalogue.flatMap(op => op.cacheResponse?.domains ?? []));
 
-/** The event that tells every node a domain's data changed (a write committed there). */
+/** The event that tells every node a domain's data changed (a write committed there): a batch of DomainChanges. */
 export const domainChangedEvent = "plaza.domain.changed";
 
 export interface DomainChange {
-	domain: string;
+	domain: Domain;
 }
 
 /**
@@ -49,40 +50,14 @@ export function domainGenerations(broker: ServiceBroker): DomainGenerations {
 	return found;
 }
 
-/**
- * Tells every node that a write to `domain` committed: this node's generation moves at once, then the event goes out.
- */
-export function domainAnnouncer(domain: string, broker: ServiceBroker): () => Promise<void> {
-	return async () => {
-		domainGenerations(broker).bump(domain);
-		await broker.broadcast<DomainChange>(domainChangedEvent, { domain });
-	};
-}
+const broadcastDomainChange = batchedBroadcast<DomainChange>(domainChangedEvent);
 
 /**
- * A domain's database that tells every node when a write committed: this node's generation moves at
- * once, then the event goes out, and only then does the write return, so the change is announced
- * on the bus before any answer that follows from it (as for the caches' invalidations).
+ * Tells every node that a write to `domain` committed (see changes.ts): this node's generation moves at once, then
+ * the news goes out with its turn's batch. Domains no kept answer depends on move nothing.
  */
-export function announcingChanges(db: SqlDatabase, domain: string, broker: ServiceBroker): SqlDatabase {
-	const announce = domainAnnouncer(domain, broker);
-	const after = async <T>(write: Promise<T>): Promise<T> => {
-		try {
-			return await write;
-		} finally {
-			// A failed write may have committed part of its work (single statements commit alone): announce either way.
-			await announce();
-		}
-	};
-	return {
-		dialect: db.dialect,
-		all: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) =>
-			isReadOnly(sql) ? db.all<T>(sql, params) : after(db.all<T>(sql, params)),
-		get: <T extends object = Row>(sql: string, params?: readonly SqlValue[]) =>
-			isReadOnly(sql) ? db.get<T>(sql, params) : after(db.get<T>(sql, params)),
-		run: (sql: string, params?: readonly SqlValue[]) => after(db.run(sql, params)),
-		transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => after(db.transaction(work)),
-		withSchemaLock: <T>(work: (tx: SqlExecutor) => Promise<T>) => db.withSchemaLock(work),
-		close: () => db.close(),
-	};
+export async function announceDomain(broker: ServiceBroker, domain: Domain): Promise<void> {
+	if (!announcedDomains.has(domain)) return;
+	domainGenerations(broker).bump(domain);
+	await broadcastDomainChange(broker, { domain });
 }

@@ -1,5 +1,6 @@
 import Joi from "joi";
 import { Infer } from "../wire/typed";
+import { Domain } from "../domains";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -50,7 +51,7 @@ export interface Operation {
 	 * and the answer is kept until any write in one of `domains` (announced on the bus before the
 	 * write answers). Not for operations with actor fields.
 	 */
-	cacheResponse?: { domains: string[] };
+	cacheResponse?: { domains: Domain[] };
 }
 
 /** An operation as a domain file declares it: its name is its key in `operations({...})`. */

@@ -4,7 +4,7 @@ import { SqlDatabase } from "./sql/database";
 import { Migration, migrate } from "./sql/migrations";
 import { closeDatabase, openDatabase } from "./sql/open";
 import { importLegacyOnce, LegacyImport } from "./legacy";
-import { announcedDomains, announcingChanges, domainAnnouncer } from "../cache/domain-changes";
+import { Domain } from "../domains";
 import { closeMongo, MongoStore, openMongo } from "./mongo/store";
 import { migrateMongo, MongoMigration } from "./mongo/migrations";
 import { periodicMixin } from "./periodic.mixin";
@@ -21,7 +21,7 @@ export interface MongoRepositoryOptions<Repo> {
 
 export interface RepositoryOptions<Repo> {
 	/** The domain's name: its SQLite file, its migrations' key. */
-	domain: string;
+	domain: Domain;
 	migrations: readonly Migration[];
 	create: (db: SqlDatabase) => Repo;
 	/** The same repository on MongoDB (MONGO_URI). */
@@ -65,10 +65,7 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 			if (store.kind === "mongo") {
 				const mongo = options.mongo;
 				const db = openMongo(store.uri);
-				const announce = announcedDomains.has(options.domain)
-					? domainAnnouncer(options.domain, this.broker)
-					: undefined;
-				self.repo = mongo.create(new MongoStore(db, announce));
+				self.repo = mongo.create(new MongoStore(db));
 				self.idempotencyKeys = new MongoIdempotencyKeys(new MongoStore(db));
 				self.migrateSchema = async () => {
 					await migrateMongo(db, keysDomain, idempotencyKeysMongoMigrations);
@@ -77,10 +74,8 @@ export function repositoryMixin<Repo>(store: StoreConfig, options: RepositoryOpt
 				return;
 			}
 			const db = openDatabase(store, options.domain, message => this.logger.warn(message));
-			// Writes mark an Idempotency-Key's claim, and in announced domains move their generation (docs/architecture.md,
-			// Keyed writes; Domain generations).
-			const keyed = keyedWrites(db);
-			const sql = announcedDomains.has(options.domain) ? announcingChanges(keyed, options.domain, this.broker) : keyed;
+			// Writes mark an Idempotency-Key's claim (docs/architecture.md, Keyed writes).
+			const sql = keyedWrites(db);
 			self.db = sql;
 			self.repo = options.create(sql);
 			self.idempotencyKeys = new SqlIdempotencyKeys(db);

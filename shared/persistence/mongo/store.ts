@@ -1,16 +1,9 @@
 import { Collection, Db, Document, MongoClient, MongoClientOptions, OptionalUnlessRequiredId } from "mongodb";
 import { isDuplicateKey } from "./errors";
 
-/**
- * A domain's MongoDB database as its repository sees it: the collections, and `write`, which runs
- * a write and then tells every node the domain changed (what `announcingChanges` does for SQL
- * statements), so that no kept answer outlives it.
- */
+/** A domain's MongoDB database as its repository sees it. */
 export class MongoStore {
-	constructor(
-		readonly db: Db,
-		private readonly announce: () => Promise<void> = async () => undefined,
-	) {}
+	constructor(readonly db: Db) {}
 
 	collection<T extends Document>(name: string): Collection<T> {
 		return this.db.collection<T>(name);
@@ -19,20 +12,11 @@ export class MongoStore {
 	/** Inserts `doc` unless a document with one of its unique keys is there: whether this call inserted it. */
 	async insertOnce<T extends Document>(collection: Collection<T>, doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
 		try {
-			await this.write(collection.insertOne(doc));
+			await collection.insertOne(doc);
 			return true;
 		} catch (err) {
 			if (isDuplicateKey(err)) return false;
 			throw err;
-		}
-	}
-
-	/** Runs a write; announced either way, since a failed write may have changed some documents. */
-	async write<T>(work: Promise<T>): Promise<T> {
-		try {
-			return await work;
-		} finally {
-			await this.announce();
 		}
 	}
 }

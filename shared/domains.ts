@@ -1,0 +1,3 @@
+/** The domains, each a service's own store (its SQLite file, its migrations' key). */
+export type Domain =
+	"users" | "sessions" | "limits" | "graph" | "posts" | "venues" | "systems" | "devices" | "media" | "reservations";
