@@ -11,7 +11,7 @@ import { graphMongoMigrations, MongoGraphRepository } from "./graph.mongo";
 import { NetworkRow } from "./networks.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
-import { audienceChanged, connected, memberAdded } from "./graph-changes";
+import { audienceChanged, connected, memberAdded } from "./graph.changes";
 import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
 import { typedService } from "../../shared/implement";
 import { graphOperations } from "../../shared/catalogue";

@@ -19,7 +19,7 @@ import { postSources, readerSourcesOf, recipientSource, sourceKey } from "./time
 import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
-import { commentAdded, postCreated, recipientAdded, recipientReached, tagAdded } from "./post-changes";
+import { commentAdded, postCreated, recipientAdded, recipientReached, tagAdded } from "./posts.changes";
 import { changed } from "../../shared/changes/changes";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";

@@ -8,7 +8,7 @@ import { failures } from "../../shared/errors";
 import { Caller, callerOf, SessionMeta } from "../../shared/caller";
 import { ResolvedSession, sessionKeyOf } from "../../shared/sessions";
 import { changed, changedNothing } from "../../shared/changes/changes";
-import { sessionOpened, sessionsEnded } from "./users-changes";
+import { sessionOpened, sessionsEnded } from "./users.changes";
 import { SessionsRepository } from "./sessions.repository";
 import { sessionsMigrations } from "./sessions.schema";
 import { sessionsLegacy } from "./sessions.legacy";

@@ -19,7 +19,7 @@ import { DigestAnswer, digestHa1, digestMatches, nonceCount, nonceLifetimeMs } f
 import { Profile, profileCache } from "../../shared/profiles";
 import { withoutEmail } from "../../shared/emails";
 import { changed } from "../../shared/changes/changes";
-import { userChanged } from "./users-changes";
+import { userChanged } from "./users.changes";
 import { onInvalidation } from "../../shared/cache/node-caches";
 import { readCall, timeLeftMs } from "../../shared/calls";
 import { SignInLimits } from "./sign-in-limits";
