@@ -5,7 +5,7 @@ import { PlazaConfig } from "../shared/config";
 import { Operation } from "../shared/catalogue";
 import { writerFor } from "../shared/wire/write";
 import { failures } from "../shared/errors";
-import { Caller, callerOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
+import { Caller, callerOf, credentialOf, RequestMeta, ResponseScopeMeta, SessionMeta } from "../shared/caller";
 import { checkSentCall } from "../shared/access";
 import { FoundRoute, isBatch, Routes, Surface } from "./routes";
 import { performBatch } from "./batch";
@@ -346,7 +346,7 @@ export class HttpGateway {
 					path,
 					status: failure.status,
 					requestID: ctx?.requestID,
-					caller: caller ? (caller.userId ?? "admin") : null,
+					caller: caller ? credentialOf(caller) : null,
 					error: err,
 				},
 				`${req.method} ${path} failed with ${failure.status}`,

@@ -9,6 +9,7 @@ import { FormatRequest } from "./respond";
 import { readCall } from "../shared/calls";
 import { cacheOf } from "../shared/cache/node-caches";
 import { ResolvedSession, sessionCache, sessionKeyOf } from "../shared/sessions";
+import { apiKeyCache, apiKeyFormat, apiKeyHashOf, ResolvedApiKey } from "../shared/api-keys";
 
 /** A request as the gateway sees it before routing changes its URL (its format, JSONP or not, already read). */
 export interface IdentifiedRequest extends FormatRequest {
@@ -34,8 +35,8 @@ export interface Identity {
 const ambientSchemes = new Set(["basic", "digest"]);
 
 /**
- * Who is calling (PRODUCT.md §3): the Authorization header (Bearer API key, Basic, or Digest when
- * on) or else a session (X-ss-id header or ss-id/ss-pid cookie). JSONP, which a cross-site `<script>`
+ * Who is calling (PRODUCT.md §3): an API key (X-Api-Key, Bearer, or the Basic user name with no password), the
+ * Authorization header (Bearer administrator's key, Basic, or Digest when on) or else a session (X-ss-id header or ss-id/ss-pid cookie). JSONP, which a cross-site `<script>`
  * can read, takes no credential a browser adds by itself (cookie, Basic, Digest). Credentials that
  * are present but wrong are refused (401); an unknown, expired or malformed session is simply no session.
  */
@@ -48,6 +49,8 @@ export class Identifier {
 
 	async identify(ctx: Context, req: IdentifiedRequest): Promise<Identity | undefined> {
 		const jsonp = req.$jsonp !== undefined;
+		const apiKey = req.headers["x-api-key"];
+		if (typeof apiKey === "string") return { caller: await this.fromApiKey(ctx, apiKey.trim()), ambient: false };
 		const authorization = req.headers.authorization;
 		if (authorization) {
 			const ambient = ambientSchemes.has(schemeOf(authorization));
@@ -69,11 +72,15 @@ export class Identifier {
 		switch (schemeOf(authorization)) {
 			case "bearer":
 				if (this.config.adminApiKey && sameSecret(value, this.config.adminApiKey)) return { roles: [ADMIN] };
+				if (value.startsWith("ak-")) return this.fromApiKey(ctx, value);
 				break;
 			case "basic": {
 				const decoded = Buffer.from(value, "base64").toString("utf8");
 				const colon = decoded.indexOf(":");
 				// No account's name or password holds a NUL, and some stores refuse one in a query: simply wrong.
+				// ServiceStack's older ApiKeyAuthProvider: the key as the user name, no password.
+				if (decoded.startsWith("ak-") && colon === decoded.length - 1)
+					return this.fromApiKey(ctx, decoded.slice(0, colon));
 				if (colon > 0 && !decoded.includes("\0"))
 					return ctx.call<Caller, { UserName: string; Password: string }>("users.verifyCredentials", {
 						UserName: decoded.slice(0, colon),
@@ -105,6 +112,25 @@ export class Identifier {
 		);
 		// A copy: services may hold on to the caller of their call, the cache keeps its own.
 		return resolved && { ...resolved.caller, roles: [...resolved.caller.roles] };
+	}
+
+	/**
+	 * The caller an API key stands for, limited to its scopes, through this gateway's cache (by the key's hash) for at
+	 * most 30 s; a key changed or deleted, or its user changed, is dropped on every gateway by that write.
+	 */
+	private async fromApiKey(ctx: Context, key: string): Promise<Caller> {
+		const resolved = apiKeyFormat.test(key)
+			? await cacheOf(ctx.broker, apiKeyCache).through(
+					apiKeyHashOf(key),
+					async () =>
+						(await readCall<ResolvedApiKey | null, { hash: string }>(ctx, "apiKeys.resolve", {
+							hash: apiKeyHashOf(key),
+						})) ?? undefined,
+					found => found.reusableForMs,
+				)
+			: undefined;
+		if (!resolved) throw failures.unauthorized("The API key is not valid, or has been revoked or has expired");
+		return { ...resolved.caller, roles: [...resolved.caller.roles] };
 	}
 
 	/** The parameters of a Digest answer, when they are complete, fresh and for this request. */

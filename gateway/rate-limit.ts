@@ -17,10 +17,11 @@ const warnEveryMs = 60_000;
 const nearTheEnd = (limit: number) => Math.max(5, Math.ceil(limit / 20));
 
 /**
- * Whose budget a request spends: the verified caller's (the API key's for the administrator), else the client
- * address's.
+ * Whose budget a request spends: the verified caller's (each API key its own; the administrator's key one), else the
+ * client address's.
  */
 export function budgetKeyOf(caller: Caller | undefined, address: string | undefined): string {
+	if (caller?.apiKey) return `req:k:${caller.apiKey.id}`;
 	if (caller?.userId) return `req:u:${caller.userId}`;
 	if (caller) return "req:admin";
 	return `req:a:${address ?? "unknown"}`;

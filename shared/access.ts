@@ -1,4 +1,4 @@
-import { Operation } from "./catalogue";
+import { Operation, scopeOf } from "./catalogue";
 import { Caller, isAdmin } from "./caller";
 import { failures } from "./errors";
 import { parseGuid } from "./wire/guid";
@@ -11,9 +11,19 @@ import { parseGuid } from "./wire/guid";
 
 /** 401 for a caller who must sign in first, 403 for one without the Admin role an operation needs. */
 export function checkAccess(op: Operation, caller: Caller | undefined): void {
+	checkScope(op, caller);
 	if (op.access === "public") return;
 	if (!caller) throw failures.unauthorized();
 	if (op.access === "admin" && !isAdmin(caller)) throw failures.forbidden(`${op.name} is for administrators only`);
+}
+
+/** A credential limited to scopes (an API key's) calls only operations of those scopes, public ones included. */
+function checkScope(op: Operation, caller: Caller | undefined): void {
+	const scope = scopeOf(op);
+	if (caller?.scopes && !caller.scopes.includes(scope))
+		throw failures.forbidden(
+			`This credential is limited to ${caller.scopes.join(", ") || "no scope"}; ${op.name} needs ${scope}`,
+		);
 }
 
 /** Everyone but an admin acts only as themselves: each actor field must hold the caller's own id. */

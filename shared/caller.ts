@@ -9,6 +9,16 @@ export interface Caller {
 	roles: string[];
 	/** The key of the session the caller came with, if any (it is what signing out ends). */
 	sessionKey?: string;
+	/** The API key the caller came with, if any: its id (its name in budgets and logs) and hash (what revoking ends). */
+	apiKey?: { id: number; hash: string };
+	/** The scopes the credential is limited to (`posts:read`…); absent: the whole access of the caller's roles. */
+	scopes?: string[];
+}
+
+/** Who a caller is in request budgets and log lines: their API key, else their user, else the administrator. */
+export function credentialOf(caller: Caller): string {
+	if (caller.apiKey) return `apikey:${caller.apiKey.id}`;
+	return caller.userId ? `user:${caller.userId}` : "admin";
 }
 
 /**

@@ -1,3 +1,13 @@
 /** The domains, each a service's own store (its SQLite file, its migrations' key). */
 export type Domain =
-	"users" | "sessions" | "limits" | "graph" | "posts" | "venues" | "systems" | "devices" | "media" | "reservations";
+	| "users"
+	| "sessions"
+	| "apikeys"
+	| "limits"
+	| "graph"
+	| "posts"
+	| "venues"
+	| "systems"
+	| "devices"
+	| "media"
+	| "reservations";

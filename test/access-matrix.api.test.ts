@@ -29,6 +29,7 @@ function expected(op: Operation, row: Row, caller: Caller): Outcome {
 	if (op.access === "public") return "allowed";
 	if (caller === "anonymous") return 401;
 	if (op.access === "admin") return caller === "admin" ? "allowed" : 403;
+	if (caller === "admin") return row.adminKey ?? "allowed";
 	if (caller !== "stranger") return "allowed";
 	if (op.actors?.length) return 403;
 	return row.ownedBy?.stranger ?? "allowed";

@@ -7,6 +7,7 @@ import { writerFor } from "../../shared/wire/write";
 import { failures, PlazaError } from "../../shared/errors";
 import { onInvalidation } from "../../shared/cache/node-caches";
 import { sessionCache } from "../../shared/sessions";
+import { apiKeyCache } from "../../shared/api-keys";
 import { profileCache } from "../../shared/profiles";
 import { openStreamsGauge } from "../../shared/metrics";
 import { ValueSeries } from "../../shared/observability/metric-series";
@@ -93,18 +94,17 @@ export class EventStreams {
 				this.logger.warn({ event: "stream-scope-failed", error: err }, "Refreshing streams' scopes failed"),
 			);
 		});
-		// Streams end with the credentials that opened them, on every gateway: a session that ends (signed out, expired,
-		// its
-		// account taken back), or a user written to (password, roles, removal) for streams opened with a password, which
-		// reconnect to be checked again.
+		// Streams end with the credentials that opened them, on every gateway: a session or API key that ends (signed out,
+		// expired, taken back, revoked), or a user written to (password, roles, removal) for streams opened with a
+		// password, which reconnect to be checked again.
 		onInvalidation(service.broker, (cache, keys) => {
-			if (cache === sessionCache.name) {
+			if (cache === sessionCache.name || cache === apiKeyCache.name) {
 				const ended = new Set(keys);
 				for (const sub of [...this.byId.values()])
-					if (sub.sessionKey !== undefined && ended.has(sub.sessionKey)) this.end(sub);
+					if (sub.credentialKey !== undefined && ended.has(sub.credentialKey)) this.end(sub);
 			} else if (cache === profileCache.name) {
 				for (const userId of keys)
-					for (const sub of [...(this.byUser.get(userId) ?? [])]) if (sub.sessionKey === undefined) this.end(sub);
+					for (const sub of [...(this.byUser.get(userId) ?? [])]) if (sub.credentialKey === undefined) this.end(sub);
 			}
 		});
 		// One sweep for all streams: a stream whose client stopped its heartbeats is ended, as ServiceStack does.
@@ -136,7 +136,7 @@ export class EventStreams {
 			userId,
 			request.address,
 			owner,
-			caller?.sessionKey,
+			caller?.sessionKey ?? caller?.apiKey?.hash,
 			request.channels,
 			meta,
 			new Set(scope.keys),

@@ -28,10 +28,10 @@ export class Subscription {
 		/** Whom it counts against and answers to (see ownerOf): its user, the admin key, else its client's address. */
 		readonly owner: string,
 		/**
-		 * The key of the session it was opened with: when that session ends (signed out, expired, taken back), so does the
-		 * stream.
+		 * The key of the session or API key it was opened with: when that ends (signed out, expired, taken back, revoked),
+		 * so does the stream.
 		 */
-		readonly sessionKey: string | undefined,
+		readonly credentialKey: string | undefined,
 		public channels: string[],
 		readonly meta: SubscriptionMeta,
 		/** What it listens for (keys of events) and its reach (who it is, for private events). */

@@ -53,6 +53,7 @@ interface UsersMethods {
 	user(id: string): Promise<UserRow>;
 	withGraph(ctx: Context, users: UserRow[]): Promise<Record<string, unknown>[]>;
 	updateProfile(ctx: Context, id: string, changes: ProfileUpdate): Promise<UserRow>;
+	apiKeysOf(ctx: Context, userId: string): Promise<string[]>;
 	checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined): Promise<void>;
 	rehash(account: AccountRow, password: string): Promise<void>;
 	createAccount(ctx: Context, fields: AccountInput): Promise<UserRow>;
@@ -176,6 +177,16 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				return response;
 			}),
 
+			/** Internal: who a user is as a caller (roles included), for a credential that stands for them; null if gone. */
+			caller: {
+				visibility: "public",
+				callers: ["apiKeys"],
+				async handler(ctx: Context<{ id: string }>): Promise<Caller | null> {
+					const user = await this.repo.find(ctx.params.id);
+					return user ? callerFor(user) : null;
+				},
+			},
+
 			/** Internal: an account made for an accepted invitation (no session: the caller opens one when all is done). */
 			createAccount: {
 				visibility: "public",
@@ -196,7 +207,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				callers: ["reservations"],
 				async handler(ctx: Context<{ id: string }>) {
 					await this.repo.remove(ctx.params.id);
-					await changed(ctx, userChanged(ctx.params.id));
+					await changed(ctx, userChanged(ctx.params.id, await this.apiKeysOf(ctx, ctx.params.id)));
 					await ctx.call<number, { userId: string }>("sessions.endAllOf", { userId: ctx.params.id });
 					return true;
 				},
@@ -283,7 +294,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					const except = caller?.userId === id ? caller.sessionKey : undefined;
 					await ctx.call<number, { userId: string; except?: string }>("sessions.endAllOf", { userId: id, except });
 				}
-				await changed(ctx, userChanged(id));
+				await changed(ctx, userChanged(id, await this.apiKeysOf(ctx, id)));
 				return updated;
 			},
 
@@ -342,6 +353,11 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				});
 				await changed(ctx, userChanged(user.Id));
 				return user;
+			},
+
+			/** The hashes of a user's API keys: what they resolve to changes with the user. */
+			async apiKeysOf(ctx: Context, userId: string) {
+				return ctx.call<string[], { userId: string }>("apiKeys.hashesOf", { userId });
 			},
 
 			/** 404 unless the venue exists: a DefaultVenueId points at a real venue. */

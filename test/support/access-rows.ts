@@ -33,6 +33,8 @@ export interface Row {
 	ownedBy?: { record: string; stranger: 403 | 404 };
 	/** The REST route the cell uses, when not the first. */
 	routeIndex?: number;
+	/** What the administrator's key is answered where the operation needs a user behind the caller (one's API keys). */
+	adminKey?: 403;
 }
 
 /** The smallest GIF the media service takes (it checks the signature): a picture without a decoder's cost. */
@@ -247,4 +249,28 @@ export const rows: Record<string, Row> = {
 
 	Resources: { params: async () => ({}) },
 	ResourceRequest: { params: async () => ({ name: "Posts" }) },
+
+	QueryUserApiKeys: { params: async () => ({}), adminKey: 403 },
+	CreateUserApiKey: { params: async () => ({ Name: unique("key") }), adminKey: 403 },
+	UpdateUserApiKey: {
+		params: async w => ({ Id: await ownersKey(w), Name: unique("renamed") }),
+		ownedBy: { record: "an API key", stranger: 404 },
+		adminKey: 403,
+	},
+	DeleteUserApiKey: {
+		params: async w => ({ Id: await ownersKey(w) }),
+		ownedBy: { record: "an API key", stranger: 404 },
+		adminKey: 403,
+	},
+	AdminQueryApiKeys: { params: async w => ({ UserId: w.owner.userId }) },
+	AdminCreateApiKey: { params: async w => ({ UserId: w.owner.userId, Scopes: ["posts:read"] }) },
+	AdminUpdateApiKey: { params: async w => ({ Id: await ownersKey(w), Reset: ["Notes"] }) },
+	AdminDeleteApiKey: { params: async w => ({ Id: await ownersKey(w) }) },
 };
+
+/** A new API key of the owner's, by its Id (its list's newest). */
+async function ownersKey(w: World): Promise<number> {
+	await ok(w.owner.http("POST", "/apikeys", { Name: unique("key") }));
+	const keys = await ok(w.owner.http("GET", "/apikeys"));
+	return Number((keys.Results as WireRecord[])[0].Id);
+}
