@@ -1,5 +1,5 @@
 import Router from "find-my-way";
-import { catalogue, Operation, operationNamed } from "../shared/catalogue";
+import { catalogue, Operation, operationNamed, scopeOf } from "../shared/catalogue";
 import { failures } from "../shared/errors";
 import { PageHandler } from "./request";
 
@@ -149,6 +149,7 @@ export function operationListing() {
 			Name: op.name,
 			Summary: op.summary,
 			Access: op.access,
+			Scope: scopeOf(op),
 			Routes: [
 				...op.routes.map(r => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
 				`POST /json/reply/${op.name}`,

@@ -143,7 +143,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			/** Internal: what other services show of users next to their records. */
 			profiles: {
 				visibility: "public",
-				callers: ["graph", "posts", "systems", "venues"],
+				callers: ["graph", "posts", "systems", "venues", "apiKeys"],
 				async handler(ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
 					return this.repo.profiles(ctx.params.ids);
 				},
