@@ -1,6 +1,7 @@
 import { IncomingMessage } from "node:http";
 import { parse } from "cookie";
-import { SessionDirective } from "../shared/caller";
+import { ServerResponse } from "node:http";
+import { SessionDirective, SessionMeta, TokenCookies } from "../shared/caller";
 
 /**
  * The request's cookies by name (the `cookie` package: the first of a name wins, and a value whose
@@ -34,9 +35,30 @@ export function sessionTokenFrom(req: IncomingMessage, { cookies }: { cookies: b
 export function sessionCookies(directive: SessionDirective, secure: boolean): string[] {
 	const attributes = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 	const clear = (name: string) => `${name}=; Max-Age=0; ${attributes}`;
-	if ("end" in directive) return ["ss-id", "ss-pid", "ss-opt"].map(clear);
+	if ("end" in directive) return ["ss-id", "ss-pid", "ss-opt", "ss-tok", "ss-reftok"].map(clear);
 	const { token, persistent, ttlSeconds } = directive.open;
 	if (!persistent) return [`ss-id=${token}; ${attributes}`, clear("ss-pid"), clear("ss-opt")];
 	const lasting = `Max-Age=${Math.floor(ttlSeconds)}; ${attributes}`;
 	return [`ss-id=${token}; ${attributes}`, `ss-pid=${token}; ${lasting}`, `ss-opt=perm; ${lasting}`];
+}
+
+/** Set-Cookie values for tokens a service issued (ServiceStack's names); they last as long as the tokens. */
+function tokenCookies({ bearer, refresh }: TokenCookies, secure: boolean): string[] {
+	const attributes = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+	const cookie = (name: string, { token, maxAgeSeconds }: { token: string; maxAgeSeconds: number }) =>
+		`${name}=${token}; Max-Age=${Math.floor(maxAgeSeconds)}; ${attributes}`;
+	return [...(bearer ? [cookie("ss-tok", bearer)] : []), cookie("ss-reftok", refresh)];
+}
+
+/**
+ * The cookies a call asked for (a session, tokens), and `X-Cookies`, which tells ServiceStack's clients to refresh by
+ * cookie.
+ */
+export function setResponseCookies(res: ServerResponse, meta: SessionMeta, secure: boolean): void {
+	const cookies = [
+		...(meta.session ? sessionCookies(meta.session, secure) : []),
+		...(meta.tokenCookies ? tokenCookies(meta.tokenCookies, secure) : []),
+	];
+	if (cookies.length) res.setHeader("Set-Cookie", cookies);
+	if (meta.tokenCookies) res.setHeader("X-Cookies", meta.tokenCookies.bearer ? "ss-tok,ss-reftok" : "ss-reftok");
 }

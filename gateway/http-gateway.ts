@@ -23,7 +23,8 @@ import { ResponseCache } from "./response-cache";
 import { describeFailure } from "./errors";
 import { Identifier } from "./identify";
 import { clientAddress, isSecure } from "./client-address";
-import { sessionCookies } from "./cookies";
+import { readCookies, setResponseCookies } from "./cookies";
+import { BearerTokens } from "./bearer-tokens";
 import { setSecurityHeaders } from "./security-headers";
 import { baseUrlOf } from "./base-url";
 import { isSoapCall, sendSoapFailure, SoapRequest } from "./soap/handler";
@@ -80,7 +81,7 @@ export class HttpGateway {
 		this.logger = service.logger;
 		this.streams = new EventStreams(service, scopes, config.eventStreamsPerCaller);
 		this.routes = new Routes({ ...gatewayPages(config, this.broker), ...eventPages(config, () => this.streams) });
-		this.identifier = new Identifier(config);
+		this.identifier = new Identifier(config, new BearerTokens(this.broker, config.auth.bearerTokenTtlSeconds * 1000));
 		this.budget = new RequestBudget(config, service);
 		this.responses = new ResponseCache(this.broker);
 		this.busBarrier = busBarrier(this.broker);
@@ -133,12 +134,14 @@ export class HttpGateway {
 			const meta = ctx.meta as RequestMeta & { user?: Caller | null };
 			meta.clientIp = clientAddress(req, this.config.trustProxy);
 			meta.baseUrl = baseUrlOf(req, this.config.trustProxy);
+			const refreshToken = req.headers.cookie?.includes("ss-reftok=") ? readCookies(req)["ss-reftok"] : undefined;
+			if (refreshToken) (meta as SessionMeta).refreshTokenCookie = refreshToken;
 			// Every cache this node reads for the request (its sessions, kept answers, its own services' hot
 			// records) has handled the invalidations announced before the request was sent: a token signed out
 			// through another gateway is refused here at once, not when the announcement happens to arrive.
 			if (this.busBarrier) await this.busBarrier();
 			// Who is calling comes first: the budget is the verified caller's (else the address's), not the credentials'.
-			const identity = await this.identifier.identify(ctx, req).catch(async (err: unknown) => {
+			const identity = await this.identifier.identify(ctx, req, op?.access === "public").catch(async (err: unknown) => {
 				// Wrong credentials verify no caller: the attempt spends the address's budget (a spent one answers 429).
 				await this.budget.spend(res, undefined, meta.clientIp);
 				throw err;
@@ -251,8 +254,7 @@ export class HttpGateway {
 
 	/** The cookies of a session the call started (a sign-in). */
 	private setSessionCookies(req: GatewayRequest, res: ServerResponse): void {
-		const session = (req.$ctx.meta as SessionMeta).session;
-		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
+		setResponseCookies(res, req.$ctx.meta, isSecure(req, this.config.trustProxy));
 	}
 
 	private async dispatch(
@@ -276,8 +278,7 @@ export class HttpGateway {
 			return recordPerformed(req.$ctx, req, 200);
 		}
 		const result = await performOperation(req.$ctx, req, op, surface, params);
-		const session = (req.$ctx.meta as SessionMeta).session;
-		if (session) res.setHeader("Set-Cookie", sessionCookies(session, isSecure(req, this.config.trustProxy)));
+		setResponseCookies(res, req.$ctx.meta, isSecure(req, this.config.trustProxy));
 		if (op.download && surface === "rest") sendFile(req, res, result as FileRecord);
 		else if (req.$format === "xml") sendXml(res, 200, answerXml(op, result));
 		else {

@@ -4,7 +4,8 @@ import { ADMIN, Caller } from "../shared/caller";
 import { failures } from "../shared/errors";
 import { PlazaConfig } from "../shared/config";
 import { DigestAnswer, digestRealm, NonceSigner } from "../shared/digest";
-import { sessionTokenFrom } from "./cookies";
+import { readCookies, sessionTokenFrom } from "./cookies";
+import { BearerTokens } from "./bearer-tokens";
 import { FormatRequest } from "./respond";
 import { readCall } from "../shared/calls";
 import { cacheOf } from "../shared/cache/node-caches";
@@ -36,26 +37,45 @@ const ambientSchemes = new Set(["basic", "digest"]);
 
 /**
  * Who is calling (PRODUCT.md §3): an API key (X-Api-Key, Bearer, or the Basic user name with no password), the
- * Authorization header (Bearer administrator's key, Basic, or Digest when on) or else a session (X-ss-id header or ss-id/ss-pid cookie). JSONP, which a cross-site `<script>`
+ * Authorization header (Bearer administrator's key or token, Basic, or Digest when on), the ss-tok cookie, or else a
+ * session (X-ss-id header or ss-id/ss-pid cookie). JSONP, which a cross-site `<script>`
  * can read, takes no credential a browser adds by itself (cookie, Basic, Digest). Credentials that
  * are present but wrong are refused (401); an unknown, expired or malformed session is simply no session.
  */
 export class Identifier {
 	private readonly nonces?: NonceSigner;
 
-	constructor(private readonly config: PlazaConfig) {
+	constructor(
+		private readonly config: PlazaConfig,
+		private readonly bearerTokens: BearerTokens,
+	) {
 		if (config.auth.digest) this.nonces = new NonceSigner(config.auth.digestSecret);
 	}
 
-	async identify(ctx: Context, req: IdentifiedRequest): Promise<Identity | undefined> {
+	/**
+	 * `publicOperation`: a bearer token that expired or was taken back is no caller there rather than a 401 (a client
+	 * refreshing sends its expired token along to GetAccessToken).
+	 */
+	async identify(ctx: Context, req: IdentifiedRequest, publicOperation = false): Promise<Identity | undefined> {
 		const jsonp = req.$jsonp !== undefined;
 		const apiKey = req.headers["x-api-key"];
 		if (typeof apiKey === "string") return { caller: await this.fromApiKey(ctx, apiKey.trim()), ambient: false };
 		const authorization = req.headers.authorization;
 		if (authorization) {
 			const ambient = ambientSchemes.has(schemeOf(authorization));
-			if (!(jsonp && ambient)) return { caller: await this.fromAuthorization(ctx, req, authorization), ambient };
+			if (!(jsonp && ambient)) {
+				const caller = await this.fromAuthorization(ctx, req, authorization).catch((err: unknown) => {
+					if (publicOperation && isTokenRefusal(err)) return undefined;
+					throw err;
+				});
+				return caller && { caller, ambient };
+			}
 		}
+		// ServiceStack's ss-tok cookie: a bearer token a browser sends by itself.
+		const tokenCookie = jsonp || !req.headers.cookie?.includes("ss-tok=") ? undefined : readCookies(req)["ss-tok"];
+		// Like a session cookie, one that is no longer good is simply no caller (the client refreshes it).
+		const fromCookie = tokenCookie && (await this.bearerTokens.callerOf(ctx, tokenCookie).catch(() => undefined));
+		if (fromCookie) return { caller: fromCookie, ambient: true };
 		const session = sessionTokenFrom(req, { cookies: !jsonp });
 		const caller = session && (await this.fromSession(ctx, session.token));
 		return caller && { caller, ambient: session.byCookie };
@@ -73,6 +93,7 @@ export class Identifier {
 			case "bearer":
 				if (this.config.adminApiKey && sameSecret(value, this.config.adminApiKey)) return { roles: [ADMIN] };
 				if (value.startsWith("ak-")) return this.fromApiKey(ctx, value);
+				if (jwtShape.test(value)) return this.bearerTokens.callerOf(ctx, value);
 				break;
 			case "basic": {
 				const decoded = Buffer.from(value, "base64").toString("utf8");
@@ -157,6 +178,11 @@ export class Identifier {
 		};
 	}
 }
+
+const isTokenRefusal = (err: unknown) => (err as { type?: unknown } | null)?.type === "TokenException";
+
+/** Three base64url parts: a JWT (compact JWS). */
+const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** The Authorization header's scheme, lower-cased. */
 function schemeOf(authorization: string): string {

@@ -27,8 +27,17 @@ export function credentialOf(caller: Caller): string {
  */
 export type SessionDirective = { open: { token: string; persistent: boolean; ttlSeconds: number } } | { end: true };
 
+/** Tokens a service asks the gateway to set as ServiceStack's `ss-tok` (bearer) and `ss-reftok` (refresh) cookies. */
+export interface TokenCookies {
+	bearer?: { token: string; maxAgeSeconds: number };
+	refresh: { token: string; maxAgeSeconds: number };
+}
+
 export interface SessionMeta {
 	session?: SessionDirective;
+	tokenCookies?: TokenCookies;
+	/** The refresh token the request carried in its `ss-reftok` cookie. */
+	refreshTokenCookie?: string;
 	/** The client's network address, for sign-in limits and audit lines. */
 	clientIp?: string;
 }

@@ -97,6 +97,10 @@ export interface AuthConfig {
 	accountFailureBudget: number;
 	accountFailureWindowSeconds: number;
 	trustedAddressSeconds: number;
+	/** How long a bearer token (JWT) is taken: short, since only its session's end revokes it before then. */
+	bearerTokenTtlSeconds: number;
+	/** How often a new key starts signing bearer tokens (the old ones verify until their tokens are gone). */
+	tokenKeyRotationSeconds: number;
 	/** HTTP Digest (RFC 2617): opt-in, since it keeps a password-equivalent hash per user. */
 	digest: boolean;
 	/** Signs Digest nonces; set it to the same value on every gateway. */
@@ -125,6 +129,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 				env.SIGNIN_TRUSTED_ADDRESS_SECONDS,
 				30 * 24 * 3600,
 				"SIGNIN_TRUSTED_ADDRESS_SECONDS",
+			),
+			bearerTokenTtlSeconds: integer(env.BEARER_TOKEN_TTL_SECONDS, 15 * 60, "BEARER_TOKEN_TTL_SECONDS"),
+			tokenKeyRotationSeconds: integer(
+				env.TOKEN_KEY_ROTATION_SECONDS,
+				30 * 24 * 3600,
+				"TOKEN_KEY_ROTATION_SECONDS",
 			),
 			digest: env.DIGEST_AUTH === "true",
 			digestSecret: env.DIGEST_SECRET || undefined,

@@ -3,6 +3,7 @@ import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { SessionRow, SessionsRepository } from "./sessions.repository";
+import { MongoTokensRepository } from "./tokens.mongo";
 
 interface SessionDocument {
 	_id: string;
@@ -58,7 +59,10 @@ const toSession = (d: SessionDocument): SessionRow => ({
 export class MongoSessionsRepository implements RepositoryContract<SessionsRepository> {
 	private readonly sessions: Collection<SessionDocument>;
 
+	readonly tokens: MongoTokensRepository;
+
 	constructor(private readonly store: MongoStore) {
+		this.tokens = new MongoTokensRepository(store);
 		this.sessions = store.collection<SessionDocument>("sessions");
 	}
 

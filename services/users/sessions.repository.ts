@@ -1,5 +1,7 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 import { present } from "../../shared/persistence/sql/rows";
+import { RepositoryContract } from "../../shared/persistence/repository.mixin";
+import { TokensRepository } from "./tokens.repository";
 
 /** A session: keyed by the SHA-256 of its token; who it stands for as of sign-in; when it ends unless used. */
 export interface SessionRow {
@@ -30,7 +32,12 @@ function toSession(row: SessionRow): SessionRow {
 
 /** Sessions by key, with their sliding expiry. */
 export class SessionsRepository {
-	constructor(private readonly db: SqlDatabase) {}
+	/** The bearer tokens' refresh tokens and signing keys, in the same database. */
+	readonly tokens: RepositoryContract<TokensRepository>;
+
+	constructor(private readonly db: SqlDatabase) {
+		this.tokens = new TokensRepository(db);
+	}
 
 	async open(session: SessionRow): Promise<void> {
 		await this.db.run(insertSession, this.values(session));

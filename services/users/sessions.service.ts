@@ -3,6 +3,10 @@ import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { MongoSessionsRepository, sessionsMongoMigrations } from "./sessions.mongo";
+import { tokensMongoMigrations } from "./tokens.mongo";
+import { SigningKeys } from "./signing-keys";
+import { SessionTokens, tokenRefused } from "./session-tokens";
+import { idempotencySettingsOf } from "../../shared/idempotency/settings";
 import { periodicMixin } from "../../shared/persistence/periodic.mixin";
 import { failures } from "../../shared/errors";
 import { Caller, callerOf, SessionMeta } from "../../shared/caller";
@@ -20,6 +24,7 @@ interface AuthInput {
 	UserName?: string;
 	Password?: string;
 	RememberMe?: boolean;
+	UseTokenCookie?: boolean;
 	Continue?: string;
 }
 
@@ -28,9 +33,14 @@ interface SessionsMethods {
 	signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller): Promise<Record<string, unknown>>;
 	ended(ctx: Context, keys: string[]): Promise<void>;
 	purgeExpired(): Promise<void>;
+	signingKeys(): SigningKeys;
+	sessionTokens(): SessionTokens;
 }
 
-type SessionsVars = WithRepository<RepositoryContract<SessionsRepository>>;
+type SessionsVars = WithRepository<RepositoryContract<SessionsRepository>> & {
+	keys?: SigningKeys;
+	tokens?: SessionTokens;
+};
 
 /**
  * How often expired sessions are deleted and announced: a stream opened with one ends at most this long after it
@@ -58,7 +68,10 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				domain: "sessions",
 				migrations: sessionsMigrations,
 				create: db => new SessionsRepository(db),
-				mongo: { migrations: sessionsMongoMigrations, create: store => new MongoSessionsRepository(store) },
+				mongo: {
+					migrations: [...sessionsMongoMigrations, ...tokensMongoMigrations],
+					create: store => new MongoSessionsRepository(store),
+				},
 				legacy: sessionsLegacy,
 			}),
 			periodicMixin<unknown, SessionsMethods>(purgeEveryMs, "Purging expired sessions", (_repo, service) =>
@@ -98,7 +111,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 						if (provider === "digest" && !config.auth.digest)
 							throw failures.notFound("The provider digest (not configured)");
 						// A session proves no password: it may not mint another that outlives its own sign-out.
-						if (!caller?.userId || caller.sessionKey)
+						if (!caller?.userId || caller.sessionKey || caller.apiKey)
 							throw failures.unauthorized(
 								`Send your credentials in the Authorization header for the ${provider} provider`,
 							);
@@ -113,7 +126,40 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				callers: ["users", "reservations"],
 				async handler(ctx: Context<{ user: Caller; persistent: boolean }, SessionMeta>) {
-					return { SessionId: await this.openSession(ctx, ctx.params.user, ctx.params.persistent) };
+					const { user, persistent } = ctx.params;
+					const SessionId = await this.openSession(ctx, user, persistent);
+					const session = { key: sessionKeyOf(SessionId), ttlMs: ttlMs(persistent) };
+					return { SessionId, ...(await this.sessionTokens().issue(ctx, user, session, false)) };
+				},
+			},
+
+			...implement(accountsOperations.GetAccessToken, async function (ctx) {
+				const outcome = await this.sessionTokens().refresh(ctx, ctx.params.RefreshToken, !!ctx.params.UseTokenCookie);
+				if ("stolen" in outcome) {
+					// Traded twice: one of the two holders stole it, and nothing tells which. The session ends for both.
+					await this.repo.remove(outcome.stolen);
+					await this.repo.tokens.removeRefreshTokensOf([outcome.stolen]);
+					await this.ended(ctx, [outcome.stolen]);
+					this.broker
+						.getLogger("audit")
+						.warn({ event: "refresh-token-reused", clientIp: ctx.meta.clientIp }, "A refresh token was traded twice");
+					throw tokenRefused("The refresh token was traded already: its session has ended");
+				}
+				await changed(ctx, sessionOpened());
+				const { BearerToken, RefreshToken, RefreshTokenExpiry } = outcome.issued;
+				return { AccessToken: BearerToken, accessToken: BearerToken, RefreshToken, RefreshTokenExpiry };
+			}),
+
+			...implement(accountsOperations.GetJsonWebKeySet, async function () {
+				return this.signingKeys().published();
+			}),
+
+			/** Internal: the keys that verify bearer tokens, which every gateway keeps. */
+			keySet: {
+				visibility: "public",
+				callers: ["gateway"],
+				async handler() {
+					return this.signingKeys().published();
 				},
 			},
 
@@ -188,14 +234,31 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			},
 
 			async signedIn(ctx: Context<AuthInput, SessionMeta>, user: Caller) {
-				const SessionId = await this.openSession(ctx, user, !!ctx.params.RememberMe);
+				const persistent = !!ctx.params.RememberMe;
+				const SessionId = await this.openSession(ctx, user, persistent);
+				const session = { key: sessionKeyOf(SessionId), ttlMs: ttlMs(persistent) };
 				return {
 					UserId: user.userId,
 					SessionId,
 					UserName: user.userName,
 					DisplayName: user.displayName,
 					ReferrerUrl: ctx.params.Continue || undefined,
+					...(await this.sessionTokens().issue(ctx, user, session, !!ctx.params.UseTokenCookie)),
 				};
+			},
+
+			signingKeys() {
+				this.keys ??= new SigningKeys(
+					this.repo.tokens,
+					idempotencySettingsOf(this.broker).secret,
+					config.auth.tokenKeyRotationSeconds * 1000,
+				);
+				return this.keys;
+			},
+
+			sessionTokens() {
+				this.tokens ??= new SessionTokens(this.repo, this.signingKeys(), config.auth.bearerTokenTtlSeconds);
+				return this.tokens;
 			},
 
 			/** Deletes the sessions ended by now, and says so like any other end: their streams too end on every gateway. */
@@ -204,6 +267,7 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 				ctx.service = this;
 				ctx.meta = {};
 				await this.ended(ctx, await this.repo.removeExpired(Date.now()));
+				await this.repo.tokens.removeExpiredRefreshTokens(Date.now());
 			},
 
 			/** Sessions gone: no gateway may go on taking their tokens from its cache (awaited before the answer). */

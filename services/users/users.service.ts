@@ -167,14 +167,16 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					UserName: user.UserName ?? user.Email,
 					ReferrerUrl: Continue || undefined,
 				};
-				if (AutoLogin) {
-					const session = await ctx.call<{ SessionId: string }, { user: Caller; persistent: boolean }>(
-						"sessions.open",
-						{ user: callerFor(user), persistent: false },
-					);
-					response.SessionId = session.SessionId;
-				}
-				return response;
+				if (!AutoLogin) return response;
+				// The session, with its bearer and refresh tokens (RegistrationResponse has them, as ServiceStack's).
+				const session = await ctx.call<Record<string, unknown>, { user: Caller; persistent: boolean }>(
+					"sessions.open",
+					{
+						user: callerFor(user),
+						persistent: false,
+					},
+				);
+				return { ...response, ...session };
 			}),
 
 			/** Internal: who a user is as a caller (roles included), for a credential that stands for them; null if gone. */

@@ -1,7 +1,7 @@
 import { operations, route } from "./operation";
 import { newPassword, text, userName } from "./fields";
 import { w } from "../wire/schema";
-import { AuthResponse, RegistrationResponse } from "../records/accounts";
+import { AuthResponse, GetAccessTokenResponse, JsonWebKeySet, RegistrationResponse } from "../records/accounts";
 import { profile } from "./users";
 
 export const accountsOperations = operations({
@@ -38,6 +38,8 @@ export const accountsOperations = operations({
 			UserName: text(254),
 			Password: w.string().max(200).allow(""),
 			RememberMe: w.boolean(),
+			// The tokens go as ss-tok and ss-reftok cookies instead of in the answer.
+			UseTokenCookie: w.boolean(),
 			Continue: text(2000),
 			nonce: text(500),
 			uri: text(2000),
@@ -48,5 +50,25 @@ export const accountsOperations = operations({
 		}),
 		response: AuthResponse,
 		access: "public",
+	},
+	GetAccessToken: {
+		summary:
+			"Trade a refresh token (RefreshToken, else the ss-reftok cookie) for a new bearer token and a new refresh token; " +
+			"a refresh token traded twice ends its session",
+		action: "sessions.accessToken",
+		routes: [route("POST /access-token"), route("GET /access-token")],
+		request: w.object({ RefreshToken: w.string().max(200).allow(""), UseTokenCookie: w.boolean() }),
+		response: GetAccessTokenResponse,
+		access: "public",
+	},
+	GetJsonWebKeySet: {
+		summary: "The public keys that verify Plaza's bearer tokens (RS256), for other services to check them themselves",
+		action: "sessions.jsonWebKeySet",
+		// The `.json` suffix is a format: `/.well-known/jwks.json` is this route asked for JSON.
+		routes: [route("GET /.well-known/jwks")],
+		request: w.object({}),
+		response: JsonWebKeySet,
+		access: "public",
+		reads: true,
 	},
 });
