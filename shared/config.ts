@@ -131,11 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 				"SIGNIN_TRUSTED_ADDRESS_SECONDS",
 			),
 			bearerTokenTtlSeconds: integer(env.BEARER_TOKEN_TTL_SECONDS, 15 * 60, "BEARER_TOKEN_TTL_SECONDS"),
-			tokenKeyRotationSeconds: integer(
-				env.TOKEN_KEY_ROTATION_SECONDS,
-				30 * 24 * 3600,
-				"TOKEN_KEY_ROTATION_SECONDS",
-			),
+			tokenKeyRotationSeconds: integer(env.TOKEN_KEY_ROTATION_SECONDS, 30 * 24 * 3600, "TOKEN_KEY_ROTATION_SECONDS"),
 			digest: env.DIGEST_AUTH === "true",
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},
