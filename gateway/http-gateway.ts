@@ -313,6 +313,7 @@ export class HttpGateway {
 					ms,
 					requestID: res.getHeader("X-Request-ID"),
 					operation: req.$operation?.name,
+					caller: credentialOf(req.$ctx ? callerOf(req.$ctx) : undefined),
 				},
 				`${req.method} ${path} ${res.statusCode} ${ms} ms`,
 			);
@@ -347,7 +348,7 @@ export class HttpGateway {
 					path,
 					status: failure.status,
 					requestID: ctx?.requestID,
-					caller: caller ? credentialOf(caller) : null,
+					caller: credentialOf(caller),
 					error: err,
 				},
 				`${req.method} ${path} failed with ${failure.status}`,

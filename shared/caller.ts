@@ -15,8 +15,9 @@ export interface Caller {
 	scopes?: string[];
 }
 
-/** Who a caller is in request budgets and log lines: their API key, else their user, else the administrator. */
-export function credentialOf(caller: Caller): string {
+/** Who a caller is in log lines: their API key, else their user, else the administrator's key (null: nobody). */
+export function credentialOf(caller: Caller | undefined): string | null {
+	if (!caller) return null;
 	if (caller.apiKey) return `apikey:${caller.apiKey.id}`;
 	return caller.userId ? `user:${caller.userId}` : "admin";
 }

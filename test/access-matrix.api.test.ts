@@ -1,8 +1,9 @@
 /**
- * Issue 17, item 3: the access matrix, generated from the catalogue. Every operation × {anonymous,
- * stranger, owner, admin} × {REST, generic route, SOAP}: the expected answer comes from the entry's
- * access and actors, and, for operations acting on a record someone owns, from the small table in
- * support/access-rows.ts, which must name exactly the catalogue's operations. A refused cell writes
+ * Issue 17, item 3, and issue 37's credentials: the access matrix, generated from the catalogue. Every
+ * operation × {anonymous, stranger, owner by session, bearer token, API key and out-of-scope key, admin}
+ * × {REST, generic route, SOAP}: the expected answer comes from the entry's access, scope and actors, and,
+ * for operations acting on a record someone owns, from the small table in support/access-rows.ts, which
+ * must name exactly the catalogue's operations. A refused cell writes
  * nothing. Then private posts, in every read path, on every surface: a stranger never gets the post
  * or anything of it. Runs on the in-memory store and, as project api-on-postgres, on PostgreSQL.
  */
@@ -13,7 +14,7 @@ import { gifData, makeWorld, Row, rows, World } from "./support/access-rows";
 import { AccessSurface, adminHeaders, Caller, sendOn, sessionHeaders } from "./support/access-wire";
 
 const engine = process.env.PLAZA_TEST_STORE === "postgres" ? "postgresql" : "embedded";
-const callers: Caller[] = ["anonymous", "stranger", "owner", "admin"];
+const callers: Caller[] = ["anonymous", "stranger", "owner", "owner token", "owner key", "narrow key", "admin"];
 const surfaces: AccessSurface[] = ["rest", "generic", "soap"];
 
 /** 2xx as one outcome ("allowed"); refusals by their status. */
@@ -26,26 +27,33 @@ const outcomeOf = (status: number): Outcome => (status >= 200 && status < 300 ? 
  * sends the owner's id); and a record someone owns answers the stranger as its row says.
  */
 function expected(op: Operation, row: Row, caller: Caller): Outcome {
+	// Outside its scopes a key is refused whatever the operation, public ones included.
+	if (caller === "narrow key") return 403;
 	if (op.access === "public") return "allowed";
 	if (caller === "anonymous") return 401;
 	if (op.access === "admin") return caller === "admin" ? "allowed" : 403;
 	if (caller === "admin") return row.adminKey ?? "allowed";
+	if (caller === "owner key" && row.keyRefused) return 403;
 	if (caller !== "stranger") return "allowed";
 	if (op.actors?.length) return 403;
 	return row.ownedBy?.stranger ?? "allowed";
 }
 
-describe("the access matrix: every operation × anonymous, stranger, owner, admin, on REST, the generic route and SOAP", () => {
+describe("the access matrix: every operation × every kind of caller and credential, on REST, the generic route and SOAP", () => {
 	let plaza: TestPlaza;
 	let owner: Session;
 	let stranger: Session;
 	let world: World;
 	let cells = 0;
+	let credentials: { token: string; key: string; narrowKey: string };
 	const headersOf = (caller: Caller): Record<string, string> =>
 		({
 			anonymous: {},
 			stranger: sessionHeaders(stranger.token),
 			owner: sessionHeaders(owner.token),
+			"owner token": { Authorization: `Bearer ${credentials.token}` },
+			"owner key": { Authorization: `Bearer ${credentials.key}` },
+			"narrow key": { "X-Api-Key": credentials.narrowKey },
 			admin: adminHeaders,
 		})[caller];
 
@@ -53,6 +61,13 @@ describe("the access matrix: every operation × anonymous, stranger, owner, admi
 		plaza = await startPlaza();
 		[owner, stranger] = [await plaza.signUp(), await plaza.signUp()];
 		world = await makeWorld(plaza, owner);
+		const signIn = { UserName: owner.userName, Password: owner.password };
+		const key = async (Scopes: string[]) => String((await owner.http("POST", "/apikeys", { Scopes })).body.Result);
+		credentials = {
+			token: String((await plaza.http("POST", "/auth/credentials", signIn)).body.BearerToken),
+			key: await key([]),
+			narrowKey: await key(["apikeys:read"]),
+		};
 	});
 	afterAll(async () => {
 		console.log(

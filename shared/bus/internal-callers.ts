@@ -1,5 +1,6 @@
 import { ActionHandler, ActionSchema, Context, Logger, Middleware, ServiceBroker } from "moleculer";
 import { failures } from "../errors";
+import { callerOf, credentialOf } from "../caller";
 
 declare module "moleculer/src/service" {
 	interface ActionSchema {
@@ -33,6 +34,7 @@ export function internalCallers(): Middleware {
 							event: "internal-call-refused",
 							action: name,
 							caller: ctx.caller ?? null,
+							credential: credentialOf(callerOf(ctx)),
 							callerNode: ctx.nodeID,
 							requestID: ctx.requestID,
 						},

@@ -35,6 +35,8 @@ export interface Row {
 	routeIndex?: number;
 	/** What the administrator's key is answered where the operation needs a user behind the caller (one's API keys). */
 	adminKey?: 403;
+	/** Refused to the owner's API key: what only a person (session, password, token) may do. */
+	keyRefused?: true;
 }
 
 /** The smallest GIF the media service takes (it checks the signature): a picture without a decoder's cost. */
@@ -247,20 +249,29 @@ export const rows: Record<string, Row> = {
 		ownedBy: { record: "a private post's picture", stranger: 404 },
 	},
 
+	GetAccessToken: {
+		params: async w => {
+			const signIn = { UserName: w.owner.userName, Password: w.owner.password };
+			return { RefreshToken: (await ok(w.plaza.http("POST", "/auth/credentials", signIn))).RefreshToken };
+		},
+	},
+	GetJsonWebKeySet: { params: async () => ({}) },
 	Resources: { params: async () => ({}) },
 	ResourceRequest: { params: async () => ({ name: "Posts" }) },
 
-	QueryUserApiKeys: { params: async () => ({}), adminKey: 403 },
-	CreateUserApiKey: { params: async () => ({ Name: unique("key") }), adminKey: 403 },
+	QueryUserApiKeys: { params: async () => ({}), adminKey: 403, keyRefused: true },
+	CreateUserApiKey: { params: async () => ({ Name: unique("key") }), adminKey: 403, keyRefused: true },
 	UpdateUserApiKey: {
 		params: async w => ({ Id: await ownersKey(w), Name: unique("renamed") }),
 		ownedBy: { record: "an API key", stranger: 404 },
 		adminKey: 403,
+		keyRefused: true,
 	},
 	DeleteUserApiKey: {
 		params: async w => ({ Id: await ownersKey(w) }),
 		ownedBy: { record: "an API key", stranger: 404 },
 		adminKey: 403,
+		keyRefused: true,
 	},
 	AdminQueryApiKeys: { params: async w => ({ UserId: w.owner.userId }) },
 	AdminCreateApiKey: { params: async w => ({ UserId: w.owner.userId, Scopes: ["posts:read"] }) },

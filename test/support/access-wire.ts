@@ -9,7 +9,12 @@ import { ARRAYS, envelope, TYPES } from "./soap";
 export type AccessSurface = "rest" | "generic" | "xml" | "soap";
 
 /** The callers of the access matrix: no credentials, a user who owns nothing named, the owner, the administrator. */
-export type Caller = "anonymous" | "stranger" | "owner" | "admin";
+/**
+ * Who calls: nobody, another user, the owner by session, by bearer token, by an unlimited API key and by one limited
+ * to a scope no operation of the matrix passes with (`apikeys:read`: its two operations need a person or an admin),
+ * and the administrator's key.
+ */
+export type Caller = "anonymous" | "stranger" | "owner" | "owner token" | "owner key" | "narrow key" | "admin";
 
 /** What came back: the status (SOAP's X-Status when it answers 200 with a failure) and the body's text. */
 export interface Answer {
