@@ -130,3 +130,28 @@ describe("bearer and refresh tokens", () => {
 		expect(String(registered.body.RefreshToken)).toHaveLength(43);
 	});
 });
+
+describe("signing keys rotate without downtime", () => {
+	const { plaza } = plazaForSuite({ config: { auth: { ...defaultConfig().auth, tokenKeyRotationSeconds: 2 } } });
+
+	test("after a rotation new tokens name the new key, and tokens signed with the old one still verify", async () => {
+		const user = await plaza.signUp();
+		const signIn = async () =>
+			String(
+				(await plaza.http("POST", "/auth/credentials", { UserName: user.userName, Password: user.password })).body
+					.BearerToken,
+			);
+		const before = await signIn();
+		await new Promise(resolve => setTimeout(resolve, 2_200));
+		const after = await signIn();
+		expect(decodeProtectedHeader(after).kid).not.toBe(decodeProtectedHeader(before).kid);
+		for (const token of [before, after])
+			expect(
+				(await plaza.http("GET", `/Users/${user.userId}`, undefined, { Authorization: `Bearer ${token}` })).status,
+			).toBe(200);
+		const published = await plaza.http<JSONWebKeySet>("GET", "/.well-known/jwks.json");
+		expect(published.body.keys.map(k => k.kid).sort()).toEqual(
+			[decodeProtectedHeader(before).kid, decodeProtectedHeader(after).kid].sort(),
+		);
+	});
+});

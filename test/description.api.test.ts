@@ -296,6 +296,8 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 			sessionHeader: expect.objectContaining({ type: "apiKey", in: "header", name: "X-ss-id" }),
 			basic: expect.objectContaining({ type: "http", scheme: "basic" }),
 			bearer: expect.objectContaining({ type: "http", scheme: "bearer" }),
+			apiKey: expect.objectContaining({ type: "apiKey", in: "header", name: "X-Api-Key" }),
+			tokenCookie: expect.objectContaining({ type: "apiKey", in: "cookie", name: "ss-tok" }),
 		});
 		const find = doc.paths["/Users/{Id}"].get;
 		expect(find).toMatchObject({
@@ -317,9 +319,10 @@ describe("the API description: WSDL, Swagger 1.x resources and OpenAPI, made fro
 			content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
 		});
 		expect(find.security).not.toContainEqual({});
+		expect(doc.paths["/Users"].post.security).toContainEqual({ bearer: [] });
+		expect(doc.paths["/Users"].post.security).not.toContainEqual({});
 		expect(doc.paths["/Users"].post).toMatchObject({
 			operationId: "CreateUser",
-			security: [{ bearer: [] }],
 			requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/CreateUser" } } } },
 		});
 		expect(doc.paths["/register"].post.security).toContainEqual({});

@@ -163,6 +163,24 @@ describe("Server Events in one process", () => {
 		await again.until(() => again.ended);
 	});
 
+	test("a stream opened with an API key ends when the key is revoked; one opened with a bearer token at sign-out", async () => {
+		const user = await plaza.signUp();
+		const key = String((await user.http("POST", "/apikeys", {})).body.Result);
+		const byKey = await RawStream.open(plaza.url, { Authorization: `Bearer ${key}` });
+		open.push(byKey);
+		const [listed] = (await user.http("GET", "/apikeys")).body.Results as Array<{ Id: number }>;
+		expect((await user.http("PUT", `/apikeys/${listed.Id}`, { CancelledDate: Date.now() })).status).toBe(200);
+		await byKey.until(() => byKey.ended);
+
+		const signIn = { UserName: user.userName, Password: user.password };
+		const { BearerToken } = (await plaza.http("POST", "/auth/credentials", signIn)).body;
+		const byToken = await RawStream.open(plaza.url, { Authorization: `Bearer ${String(BearerToken)}` });
+		open.push(byToken);
+		const out = await plaza.http("POST", "/auth/logout", {}, { Authorization: `Bearer ${String(BearerToken)}` });
+		expect(out.status).toBe(200);
+		await byToken.until(() => byToken.ended);
+	});
+
 	test("a stream opened with a session ends when the expiry purge removes its session", async () => {
 		const expiring = await startPlaza({ auth: { ...defaultConfig().auth, sessionTtlSeconds: 1 } });
 		try {

@@ -1,5 +1,5 @@
 import Joi from "joi";
-import { Access, HttpMethod, Route } from "../../shared/catalogue";
+import { Access, HttpMethod, Route, scopeOf } from "../../shared/catalogue";
 import { requestShape } from "./shapes";
 
 /** What the descriptions need of a catalogue operation. */
@@ -64,11 +64,12 @@ export function accessNote(op: DescribedOperation): string {
 	const who = {
 		public: "Anyone may call it.",
 		user: "Signed-in callers only.",
-		admin: "Administrators only (the ADMIN_API_KEY).",
+		admin: "Administrators only (the ADMIN_API_KEY, or a user with the Admin role).",
 	}[op.access];
 	const actors = op.actors?.length
 		? ` ${op.actors.join(", ")} must be the caller's own id unless the caller is an administrator.`
 		: "";
 	const aliases = op.aliases?.length ? ` Also called ${op.aliases.join(", ")}.` : "";
-	return `${who}${actors}${aliases} Generic route: POST /json/reply/${op.name}; SOAP 1.1: the ${op.name} element at /soap11.`;
+	const scope = ` An API key limited to scopes needs ${scopeOf(op)}.`;
+	return `${who}${actors}${scope}${aliases} Generic route: POST /json/reply/${op.name}; SOAP 1.1: the ${op.name} element at /soap11.`;
 }

@@ -22,12 +22,36 @@ const securitySchemes = {
 		name: "X-ss-id",
 		description: "The SessionId of Auth or Registration (AutoLogin)",
 	},
-	basic: { type: "http", scheme: "basic", description: "UserName (or e-mail) and Password" },
-	bearer: { type: "http", scheme: "bearer", description: "The administrator's API key (ADMIN_API_KEY)" },
+	basic: {
+		type: "http",
+		scheme: "basic",
+		description: "UserName (or e-mail) and Password; or an API key as the user name, with no password",
+	},
+	bearer: {
+		type: "http",
+		scheme: "bearer",
+		description:
+			"A BearerToken (JWT, RS256; keys at /.well-known/jwks.json) from Auth or GetAccessToken, an API key (ak-…), " +
+			"or the administrator's key (ADMIN_API_KEY)",
+	},
+	apiKey: { type: "apiKey", in: "header", name: "X-Api-Key", description: "An API key (ak-…) from CreateUserApiKey" },
+	tokenCookie: {
+		type: "apiKey",
+		in: "cookie",
+		name: "ss-tok",
+		description: "The bearer token, when Auth was asked UseTokenCookie",
+	},
 };
 
-const anyCaller = [{ sessionCookie: [] }, { sessionHeader: [] }, { basic: [] }, { bearer: [] }];
-const security: Record<Access, Json[]> = { public: [{}, ...anyCaller], user: anyCaller, admin: [{ bearer: [] }] };
+const anyCaller = [
+	{ sessionCookie: [] },
+	{ sessionHeader: [] },
+	{ basic: [] },
+	{ bearer: [] },
+	{ apiKey: [] },
+	{ tokenCookie: [] },
+];
+const security: Record<Access, Json[]> = { public: [{}, ...anyCaller], user: anyCaller, admin: anyCaller };
 
 /** The OpenAPI 3 document of the JSON API, made from the operations' declarations. */
 export function openApiDocument(ops: readonly DescribedOperation[]): Json {

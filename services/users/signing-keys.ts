@@ -49,10 +49,13 @@ export class SigningKeys {
 		return this.signer.key;
 	}
 
-	/** The published key set: every key younger than two rotations. */
+	/**
+	 * The published key set: every key younger than two rotations, read from the store (another node may have just made
+	 * the key its tokens name).
+	 */
 	async published(): Promise<JSONWebKeySet> {
 		const since = Date.now() - 2 * this.rotationMs;
-		const rows = (await this.rows()).filter(row => row.CreatedTime > since);
+		const rows = (await this.rows(true)).filter(row => row.CreatedTime > since);
 		return { keys: rows.map(row => JSON.parse(row.PublicJwk) as JWK) };
 	}
 

@@ -41,7 +41,7 @@ export const catalogue: readonly Operation[] = Object.values(parts).flatMap(part
 const partOf = new Map(Object.entries(parts).flatMap(([part, ops]) => Object.values(ops).map(op => [op.name, part])));
 
 /** The scope an API key or token must hold to call `op`: its part of the API and whether it reads or writes. */
-export function scopeOf(op: Operation): string {
+export function scopeOf(op: Pick<Operation, "name" | "reads">): string {
 	return `${partOf.get(op.name)}:${op.reads ? "read" : "write"}`;
 }
 
