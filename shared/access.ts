@@ -1,4 +1,4 @@
-import { Operation, scopeOf } from "./catalogue";
+import { Operation, scopeOf, scopes } from "./catalogue";
 import { Caller, isAdmin } from "./caller";
 import { failures } from "./errors";
 import { parseGuid } from "./wire/guid";
@@ -24,6 +24,13 @@ function checkScope(op: Operation, caller: Caller | undefined): void {
 		throw failures.forbidden(
 			`This credential is limited to ${caller.scopes.join(", ") || "no scope"}; ${op.name} needs ${scope}`,
 		);
+}
+
+/** 400 for scopes a credential is asked to be limited to that no operation has. */
+export function checkScopes(requested: readonly string[] | undefined): void {
+	const unknown = (requested ?? []).filter(scope => !scopes.includes(scope));
+	if (unknown.length)
+		throw failures.field("Scopes", "InvalidValue", `Unknown scopes ${unknown.join(", ")}; known: ${scopes.join(", ")}`);
 }
 
 /** Everyone but an admin acts only as themselves: each actor field must hold the caller's own id. */

@@ -119,6 +119,26 @@ describe("bearer and refresh tokens", () => {
 		}
 	});
 
+	test("a bearer token may be limited to scopes when it is traded for: outside them it is 403", async () => {
+		const user = await plaza.signUp();
+		const { body } = await signIn(user);
+		const narrow = await plaza.http("POST", "/access-token", {
+			RefreshToken: body.RefreshToken,
+			Scopes: ["users:read"],
+		});
+		expect(narrow.status).toBe(200);
+		const token = String(narrow.body.AccessToken);
+		expect(decodeJwt(token).scope).toBe("users:read");
+		expect((await findSelf(plaza, user, bearer(token))).status).toBe(200);
+		const write = await plaza.http("POST", "/Posts", { AuthorId: user.userId, Content: "no" }, bearer(token));
+		expect([write.status, write.text]).toEqual([403, expect.stringContaining("posts:write")]);
+		const unknown = await plaza.http("POST", "/access-token", {
+			RefreshToken: narrow.body.RefreshToken,
+			Scopes: ["everything"],
+		});
+		expect(unknown.status).toBe(400);
+	});
+
 	test("the tokens of a sign-in are also in RegistrationResponse with AutoLogin", async () => {
 		const registered = await plaza.http<WireRecord>("POST", "/register", {
 			UserName: `tokens${Date.now()}`,

@@ -8,7 +8,8 @@ import { apiKeyHashOf, ResolvedApiKey } from "../../shared/api-keys";
 import { changed } from "../../shared/changes/changes";
 import { profilesOf } from "../../shared/profiles";
 import { typedService } from "../../shared/implement";
-import { apiKeysOperations, scopes } from "../../shared/catalogue";
+import { apiKeysOperations } from "../../shared/catalogue";
+import { checkScopes } from "../../shared/access";
 import { apiKeyChanged } from "./users.changes";
 import { ApiKeysRepository } from "./api-keys.repository";
 import { apiKeysMigrations } from "./api-keys.schema";
@@ -213,12 +214,6 @@ function ownerOf(ctx: Context): string {
 	if (caller?.apiKey) throw failures.forbidden("API keys are managed signed in with a password or session, not a key");
 	if (!caller?.userId) throw failures.forbidden("API keys belong to users: the administrator's key has none");
 	return caller.userId;
-}
-
-function checkScopes(requested: readonly string[] | undefined): void {
-	const unknown = (requested ?? []).filter(scope => !scopes.includes(scope));
-	if (unknown.length)
-		throw failures.field("Scopes", "InvalidValue", `Unknown scopes ${unknown.join(", ")}; known: ${scopes.join(", ")}`);
 }
 
 function isActive(key: ApiKeyRow, now: number): boolean {

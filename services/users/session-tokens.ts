@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { Context } from "moleculer";
 import { Caller, SessionMeta } from "../../shared/caller";
 import { PlazaError } from "../../shared/errors";
+import { checkScopes } from "../../shared/access";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { signBearerToken } from "../../shared/tokens/bearer-tokens";
 import { SessionsRepository } from "./sessions.repository";
@@ -70,7 +71,9 @@ export class SessionTokens {
 		ctx: Context<unknown, SessionMeta>,
 		sent: string | undefined,
 		asCookies: boolean,
+		scopes?: readonly string[],
 	): Promise<{ issued: IssuedTokens } | { stolen: string }> {
+		checkScopes(scopes);
 		const token = ctx.meta.refreshTokenCookie || sent;
 		if (!token || !refreshFormat.test(token))
 			throw new PlazaError(400, "ArgumentException", "RefreshToken is missing or is not a refresh token");
@@ -87,6 +90,7 @@ export class SessionTokens {
 			userName: session.UserName,
 			displayName: session.DisplayName ?? "",
 			roles: session.Roles,
+			...(scopes?.length ? { scopes: [...new Set(scopes)] } : {}),
 		};
 		const issued = await this.issue(ctx, caller, { key: session.Id, ttlMs: session.TtlMs }, asCookies);
 		// The new refresh token goes as a cookie too: a client that keeps cookies but not the answer's RefreshToken

@@ -134,7 +134,8 @@ export function sessionsService(config: PlazaConfig): ServiceSchema {
 			},
 
 			...implement(accountsOperations.GetAccessToken, async function (ctx) {
-				const outcome = await this.sessionTokens().refresh(ctx, ctx.params.RefreshToken, !!ctx.params.UseTokenCookie);
+				const { RefreshToken: sent, UseTokenCookie, Scopes } = ctx.params;
+				const outcome = await this.sessionTokens().refresh(ctx, sent, !!UseTokenCookie, Scopes);
 				if ("stolen" in outcome) {
 					// Traded twice: one of the two holders stole it, and nothing tells which. The session ends for both.
 					await this.repo.remove(outcome.stolen);

@@ -1,5 +1,5 @@
 import { operations, route } from "./operation";
-import { newPassword, text, userName } from "./fields";
+import { newPassword, text, textList, userName } from "./fields";
 import { w } from "../wire/schema";
 import { AuthResponse, GetAccessTokenResponse, JsonWebKeySet, RegistrationResponse } from "../records/accounts";
 import { profile } from "./users";
@@ -57,7 +57,12 @@ export const accountsOperations = operations({
 			"a refresh token traded twice ends its session",
 		action: "sessions.accessToken",
 		routes: [route("POST /access-token"), route("GET /access-token")],
-		request: w.object({ RefreshToken: w.string().max(200).allow(""), UseTokenCookie: w.boolean() }),
+		request: w.object({
+			RefreshToken: w.string().max(200).allow(""),
+			UseTokenCookie: w.boolean(),
+			// The new bearer token may be limited to these scopes (`posts:read`…), as an API key may.
+			Scopes: textList(),
+		}),
 		response: GetAccessTokenResponse,
 		access: "public",
 	},

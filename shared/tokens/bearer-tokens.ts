@@ -15,8 +15,8 @@ export interface SigningKey {
 }
 
 /**
- * A bearer token for a caller of a session: its claims are ServiceStack's (sub, name, preferred_username, roles) and
- * `sid`, the session it lives and ends with.
+ * A bearer token for a caller of a session: its claims are ServiceStack's (sub, name, preferred_username, roles),
+ * `sid`, the session it lives and ends with, and `scope` when the caller is limited to scopes.
  */
 export async function signBearerToken(key: SigningKey, caller: Caller, sessionKey: string, ttlSeconds: number) {
 	const issuedAt = Math.floor(Date.now() / 1000);
@@ -25,6 +25,7 @@ export async function signBearerToken(key: SigningKey, caller: Caller, sessionKe
 		preferred_username: caller.userName,
 		roles: caller.roles,
 		sid: sessionKey,
+		...(caller.scopes ? { scope: caller.scopes.join(" ") } : {}),
 	})
 		.setProtectedHeader({ alg: tokenAlgorithm, typ: "JWT", kid: key.kid })
 		.setIssuer(tokenIssuer)
@@ -50,7 +51,7 @@ export async function verifyBearerToken(
 			algorithms: [tokenAlgorithm],
 			typ: "JWT",
 		});
-		const { sub, name, preferred_username, roles, sid } = payload;
+		const { sub, name, preferred_username, roles, sid, scope } = payload;
 		if (!sub || typeof sid !== "string" || !Array.isArray(roles)) return { refused: "invalid" };
 		return {
 			caller: {
@@ -59,6 +60,8 @@ export async function verifyBearerToken(
 				displayName: typeof name === "string" ? name : "",
 				roles: roles.map(String),
 				sessionKey: sid,
+				// OAuth's space-separated scopes: the token was limited to them when it was made.
+				...(typeof scope === "string" ? { scopes: scope.split(" ").filter(Boolean) } : {}),
 			},
 		};
 	} catch (err) {
