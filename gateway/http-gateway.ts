@@ -303,6 +303,7 @@ export class HttpGateway {
 		res.once("finish", () => {
 			const path = (req.$rawUrl ?? req.url ?? "").split("?")[0];
 			const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+			const caller = credentialOf(req.$ctx ? callerOf(req.$ctx) : undefined);
 			// Info in every format: the default log shows each request (the short line appends requestID=…).
 			this.logger.info(
 				{
@@ -313,7 +314,7 @@ export class HttpGateway {
 					ms,
 					requestID: res.getHeader("X-Request-ID"),
 					operation: req.$operation?.name,
-					caller: credentialOf(req.$ctx ? callerOf(req.$ctx) : undefined),
+					...(caller ? { caller } : {}),
 				},
 				`${req.method} ${path} ${res.statusCode} ${ms} ms`,
 			);
