@@ -240,6 +240,107 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		});
 	});
 
+	const commentOn = (post: PostRow, Content: string, at: number) => ({
+		Id: newGuid(),
+		PostId: post.Id,
+		AuthorId: newGuid(),
+		Content,
+		ContentCreatedTime: at,
+		CreatedTime: at,
+		UpdatedTime: at,
+	});
+
+	test("an edit sets content, details and ContentUpdatedTime, adding one activity; a missing post: nothing", async () => {
+		const admin: Reader = { admin: true, networks: [] };
+		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000, Url: "https://example.org", ContentKey: "k1" });
+		await under.repo.createPost(post, [], [], noFanOut);
+		const edited = await under.repo.updatePost(
+			post.Id,
+			{ Content: "edited", Url: null, ContentParameters: "{}" },
+			"Post edited",
+			2000,
+		);
+		const { Url: _cleared, ...kept } = post;
+		const expected = {
+			...kept,
+			Content: "edited",
+			ContentParameters: "{}",
+			ContentUpdatedTime: 2000,
+			UpdatedTime: 2000,
+		};
+		expect(edited).toEqual(expected);
+		expect(edited?.ContentCreatedTime).toBe(1000);
+		expect(await under.repo.visiblePost(post.Id, admin)).toEqual(expected);
+		expect(
+			(await under.repo.activities(post.Id, { Offset: 0, Limit: 10 })).map(a => [a.Message, a.CreatedTime]),
+		).toEqual([["Post edited", 2000]]);
+		// Details left undefined stay as they are.
+		expect(await under.repo.updatePost(post.Id, { Content: "again" }, "Post edited", 3000)).toEqual({
+			...expected,
+			Content: "again",
+			ContentUpdatedTime: 3000,
+			UpdatedTime: 3000,
+		});
+
+		const missing = newGuid();
+		expect(await under.repo.updatePost(missing, { Content: "nothing" }, "Post edited", 2000)).toBeUndefined();
+		expect(await under.count("post_activities", { post_id: missing })).toBe(0);
+		expect(await under.repo.visiblePost(missing, admin)).toBeUndefined();
+	});
+
+	test("a deleted post leaves its id, lists, tag search, timelines and parts; again, it finds none", async () => {
+		const admin: Reader = { admin: true, networks: [] };
+		const [author, reader] = [newGuid(), newGuid()];
+		const tag = `t${newGuid()}`;
+		const page = { Offset: 0, Limit: 10 };
+		const ids = (posts: PostRow[]) => posts.map(p => p.Id);
+		// The reader's timeline is built before the posts, so the fan-out pushes them into it.
+		expect(await feedOf(under.repo, reader, [author], [], page)).toEqual([]);
+		const toReader: FanOut = { entries: [{ ownerId: reader, source: `follows:${author}` }], oversized: [] };
+		const kept = postOf({ AuthorId: author, CreatedTime: 1000 });
+		const post = postOf({ AuthorId: author, CreatedTime: 2000 });
+		await under.repo.createPost(kept, tagsOf(kept, [tag]), [], toReader);
+		await under.repo.createPost(post, tagsOf(post, [tag]), [{ id: newGuid(), type: "User" }], toReader);
+		await under.repo.addTag(post.Id, "Extra", 0, 2500);
+		const comment = commentOn(post, "hi", 3000);
+		await under.repo.addComment(comment, "Ada commented");
+		expect(await under.count("timeline_entries", { owner_id: reader })).toBe(2);
+		expect(ids(await feedOf(under.repo, reader, [author], [], page))).toEqual([post.Id, kept.Id]);
+
+		expect(await under.repo.deletePost(post, [reader])).toBe(true);
+		expect(await under.repo.visiblePost(post.Id, admin)).toBeUndefined();
+		expect(ids(await under.repo.lists.userPosts(admin, author, page))).toEqual([kept.Id]);
+		expect(ids(await under.repo.lists.searchByTag(admin, [tag], undefined, page))).toEqual([kept.Id]);
+		expect(ids(await feedOf(under.repo, reader, [author], [], page))).toEqual([kept.Id]);
+		expect(await under.count("timeline_entries", { owner_id: reader })).toBe(1);
+		expect(await under.repo.comments(post.Id, page)).toEqual([]);
+		expect(await under.repo.findComment(comment.Id)).toBeUndefined();
+		for (const table of ["post_tags", "post_recipients", "post_activities", "comments"])
+			expect(await under.count(table, { post_id: post.Id })).toBe(0);
+		expect(await under.count("post_tags", { post_id: kept.Id })).toBe(1);
+
+		expect(await under.repo.deletePost(post, [reader])).toBe(false);
+		expect(ids(await under.repo.lists.userPosts(admin, author, page))).toEqual([kept.Id]);
+	});
+
+	test("a comment's edit sets content and UpdatedTime; its deletion returns it; then neither finds it", async () => {
+		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+		await under.repo.createPost(post, [], [], noFanOut);
+		const comment = commentOn(post, "first", 2000);
+		const other = commentOn(post, "other", 2100);
+		await under.repo.addComment(comment, "Ada commented");
+		await under.repo.addComment(other, "Bo commented");
+		const edited = { ...comment, Content: "second", UpdatedTime: 3000 };
+		expect(await under.repo.updateComment(comment.Id, "second", 3000)).toEqual(edited);
+		expect(await under.repo.findComment(comment.Id)).toEqual(edited);
+
+		expect(await under.repo.deleteComment(comment.Id)).toEqual(edited);
+		expect(await under.repo.findComment(comment.Id)).toBeUndefined();
+		expect((await under.repo.comments(post.Id, { Offset: 0, Limit: 10 })).map(c => c.Id)).toEqual([other.Id]);
+		expect(await under.repo.deleteComment(comment.Id)).toBeUndefined();
+		expect(await under.repo.updateComment(comment.Id, "third", 4000)).toBeUndefined();
+	});
+
 	describe("searches and feeds", () => {
 		const author = newGuid();
 		const friend = newGuid();
@@ -616,6 +717,29 @@ class CutOffBefore extends MongoStore {
 			expect((await repo.visiblePost(post.Id, admin))?.UpdatedTime).toBe(4000);
 			expect((await repo.comments(post.Id, { Offset: 0, Limit: 10 })).map(c => c.Id)).toEqual([comment.Id]);
 			expect(await repo.finishCutOff(Number.MAX_SAFE_INTEGER)).toBe(0);
+		});
+
+		test("a delete cut off after the post leaves its parts to the same call again, which finishes them", async () => {
+			const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+			await repo.createPost(post, tagsOf(post, ["cut"]), [{ id: newGuid(), type: "User" }], noFanOut);
+			await repo.addComment(
+				{
+					Id: newGuid(),
+					PostId: post.Id,
+					AuthorId: newGuid(),
+					Content: "hi",
+					ContentCreatedTime: 2000,
+					CreatedTime: 2000,
+					UpdatedTime: 2000,
+				},
+				"Ada commented",
+			);
+			// As if the process died right after the post went.
+			await db.collection<{ _id: string }>("posts").deleteOne({ _id: post.Id });
+			expect(await repo.visiblePost(post.Id, admin)).toBeUndefined();
+			expect(await repo.deletePost(post, [])).toBe(false);
+			for (const name of ["post_tags", "post_recipients", "post_activities", "comments"])
+				expect(await db.collection(name).countDocuments({ post_id: post.Id })).toBe(0);
 		});
 
 		test("never retried, the additions a crash cut off before their activity get it from the sweep, once; those under way are left to their call", async () => {

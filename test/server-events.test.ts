@@ -128,6 +128,23 @@ describe("Server Events in one process", () => {
 		expect(strangerEvents.bodies("cmd.Post").map(p => p.Id)).toEqual([open.Id]);
 	});
 
+	test("an edit reaches a follower's stream as cmd.Post, a deletion as cmd.PostDeleted; a stranger hears neither of a private post", async () => {
+		const [author, follower, stranger] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
+		await Promise.all([follow(follower, author), follow(stranger, author)]);
+		const [followerEvents, strangerEvents] = await Promise.all([streamOf(follower), streamOf(stranger)]);
+		const secret = await post(author, { Content: "for one", IsPrivate: true, RecipientIds: [follower.userId] });
+		await followerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === secret.Id);
+		expect((await author.http("PUT", `/Posts/${String(secret.Id)}`, { Content: "for one, edited" })).status).toBe(200);
+		await followerEvents.next(m => m.selector === "cmd.Post" && m.body.Content === "for one, edited");
+		expect((await author.http("DELETE", `/Posts/${String(secret.Id)}`)).status).toBe(200);
+		const gone = await followerEvents.next(m => m.selector === "cmd.PostDeleted");
+		expect(gone.body).toEqual({ Id: secret.Id });
+		// After the follower heard both, the stranger has had every chance to hear them too.
+		const after = await post(author, { Content: "public, after" });
+		await strangerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === after.Id);
+		expect(strangerEvents.received.filter(m => JSON.stringify(m.body).includes(String(secret.Id)))).toEqual([]);
+	});
+
 	test("signing out ends the session's streams: a post after it never reaches them", async () => {
 		const [leaver, stayer, author] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
 		await Promise.all([follow(leaver, author), follow(stayer, author)]);

@@ -2,7 +2,7 @@ import { CacheDrop, Changes } from "../../shared/changes/changes";
 import { userKey } from "../../shared/streams/stream-event";
 import { postCache, publicPostCache } from "./post-cache";
 import { postListKeys, postListSources, recipientKey, tagKey } from "./kept-post-lists";
-import { NewRecipient, PostRow, TagRow } from "./posts.rows";
+import { CommentRow, NewRecipient, PostRow, TagRow } from "./posts.rows";
 
 /**
  * What each write of the posts domain changes (shared/changes/changes.ts carries it out): the post's
@@ -72,6 +72,55 @@ export function recipientReached(post: PostRow, record: unknown, recipient: NewR
 				body: record,
 				keys: [recipientKey(recipient)],
 				readers: post.IsPrivate ? [recipient.id] : undefined,
+			},
+		],
+	};
+}
+
+/** A post was edited or is about to be shown again: every posts node's copies of it go first (see postEdited). */
+export function postRewritten(post: PostRow): Changes {
+	return { domain: "posts", drops: postCopies(post.Id) };
+}
+
+/** An edited post: the kept lists it is in go, and the streams it reached hear its new record. */
+export function postEdited(
+	post: PostRow,
+	record: unknown,
+	tags: readonly string[],
+	recipients: readonly NewRecipient[],
+): Changes {
+	return postCreated(post, record, tags, recipients);
+}
+
+/** A deleted post: its copies and the kept lists it was in go; the streams it reached hear `cmd.PostDeleted`. */
+export function postDeleted(post: PostRow, tags: readonly string[], recipients: readonly NewRecipient[]): Changes {
+	const { events = [] } = postCreated(post, { Id: post.Id }, tags, recipients);
+	return {
+		domain: "posts",
+		drops: postCopies(post.Id),
+		events: events.map(event => ({ ...event, type: "PostDeleted" as const })),
+	};
+}
+
+/** An edited comment: the post's copies go; the post's and the comment's authors' streams hear it. */
+export function commentEdited(post: PostRow, comment: CommentRow, record: unknown): Changes {
+	return {
+		domain: "posts",
+		drops: postCopies(post.Id),
+		events: [{ type: "Comment", body: record, keys: [userKey(post.AuthorId), userKey(comment.AuthorId)] }],
+	};
+}
+
+/** A deleted comment: the post's copies go; the post's and the comment's authors' streams hear `cmd.CommentDeleted`. */
+export function commentDeleted(post: PostRow, comment: CommentRow): Changes {
+	return {
+		domain: "posts",
+		drops: postCopies(post.Id),
+		events: [
+			{
+				type: "CommentDeleted",
+				body: { Id: comment.Id, PostId: comment.PostId },
+				keys: [userKey(post.AuthorId), userKey(comment.AuthorId)],
 			},
 		],
 	};

@@ -16,7 +16,18 @@ import {
 	PostsRepository,
 } from "./posts.repository";
 import { PostListsContract } from "./post-lists";
-import { ActivityRow, byPost, CommentRow, NewRecipient, PostParts, PostRow, RecipientRow, TagRow } from "./posts.rows";
+import {
+	ActivityRow,
+	byPost,
+	CommentRow,
+	detailFields,
+	NewRecipient,
+	PostEdit,
+	PostParts,
+	PostRow,
+	RecipientRow,
+	TagRow,
+} from "./posts.rows";
 import { Reader } from "./posts.sql";
 import {
 	ActivityPending,
@@ -163,6 +174,52 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		return inserted;
 	}
 
+	/**
+	 * An edit of a post, then its activity: the post after it, or undefined (and nothing written) when there is none. A
+	 * crash between the two leaves the edit without its activity.
+	 */
+	async updatePost(id: string, edit: PostEdit, activity: string, now: number): Promise<PostRow | undefined> {
+		const set: Document = { content_updated_time: now, updated_time: now };
+		const unset: Document = {};
+		if (edit.Content !== undefined) set.content = edit.Content;
+		for (const field of detailFields) {
+			const value = edit[field];
+			if (value === null) unset[`details.${field}`] = "";
+			else if (value !== undefined) set[`details.${field}`] = value;
+		}
+		const doc = await this.c.posts.findOneAndUpdate(
+			{ _id: id },
+			{ $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+			{ returnDocument: "after" },
+		);
+		if (!doc) return undefined;
+		await this.c.activities.insertOne({ _id: newOrderedGuid(now), post_id: id, message: activity, created_time: now });
+		return toPost(doc);
+	}
+
+	/**
+	 * A post and everything of it: its entries in these owners' timelines first (by their key), then the post (no read
+	 * finds it from then on), then its tags, recipients, activities and comments, which a second call finishes even when
+	 * the post is gone. Whether the post was there.
+	 */
+	async deletePost(post: PostRow, timelineOwners: readonly string[]): Promise<boolean> {
+		if (timelineOwners.length)
+			await this.c.timelineEntries.deleteMany({
+				owner_id: { $in: [...timelineOwners] },
+				post_created_time: post.CreatedTime,
+				post_id: post.Id,
+			});
+		const { deletedCount } = await this.c.posts.deleteOne({ _id: post.Id });
+		const ofIt = { post_id: post.Id };
+		await Promise.all([
+			this.c.tags.deleteMany(ofIt),
+			this.c.recipients.deleteMany(ofIt),
+			this.c.activities.deleteMany(ofIt),
+			this.c.comments.deleteMany(ofIt),
+		]);
+		return deletedCount > 0;
+	}
+
 	/** A comment, then its activity (whose id it carries: the same call again completes it, as for tags). */
 	async addComment(comment: CommentRow, message: string): Promise<void> {
 		const { doc } = await this.keyed(
@@ -175,6 +232,20 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 
 	async findComment(id: string): Promise<CommentRow | undefined> {
 		const doc = await this.c.comments.findOne({ _id: id });
+		return doc ? toComment(doc) : undefined;
+	}
+
+	async updateComment(id: string, content: string, now: number): Promise<CommentRow | undefined> {
+		const doc = await this.c.comments.findOneAndUpdate(
+			{ _id: id },
+			{ $set: { content, updated_time: now } },
+			{ returnDocument: "after" },
+		);
+		return doc ? toComment(doc) : undefined;
+	}
+
+	async deleteComment(id: string): Promise<CommentRow | undefined> {
+		const doc = await this.c.comments.findOneAndDelete({ _id: id });
 		return doc ? toComment(doc) : undefined;
 	}
 

@@ -1,6 +1,6 @@
 import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
 import { anchorOf, Page, pageOf } from "../../shared/persistence/sql/paging";
-import { present, toJson } from "../../shared/persistence/sql/rows";
+import { fromJson, present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
@@ -14,6 +14,7 @@ import {
 	detailFields,
 	noExpiry,
 	NewRecipient,
+	PostEdit,
 	PostParts,
 	PostRow,
 	postColumns,
@@ -201,6 +202,52 @@ export class PostsRepository {
 		});
 	}
 
+	/**
+	 * An edit of a post's content and details, with `activity` as its activity, in one transaction: the post after it,
+	 * or undefined (and nothing written) when there is no such post.
+	 */
+	async updatePost(id: string, edit: PostEdit, activity: string, now: number): Promise<PostRow | undefined> {
+		return this.db.transaction(async tx => {
+			const params = new Params(tx.dialect);
+			const at = params.add(now);
+			const sets = [`content_updated_time = ${at}`, `updated_time = ${at}`];
+			if (edit.Content !== undefined) sets.push(`content = ${params.add(edit.Content)}`);
+			// Updated first, so that on PostgreSQL the row is locked and the details merged below are the latest.
+			const edited = await tx.get<{ details: string | null }>(
+				`UPDATE posts SET ${sets.join(", ")} WHERE id = ${params.add(id)} RETURNING details`,
+				params.values,
+			);
+			if (!edited) return undefined;
+			await addActivity(tx, id, activity, now);
+			if (detailFields.some(field => edit[field] !== undefined))
+				await tx.run("UPDATE posts SET details = $2 WHERE id = $1", [id, editedDetails(edited.details, edit)]);
+			// Read back rather than RETURNING: SQLite's RETURNING takes no table alias, which postColumns has.
+			const row = await tx.get(`SELECT ${postColumns} FROM posts p WHERE p.id = $1`, [id]);
+			return row && postFromRow(row);
+		});
+	}
+
+	/**
+	 * A post and everything of it, in one transaction: its entries in these owners' timelines (found by their key, the
+	 * post's time and id), its tags, recipients, activities and comments. Whether the post was there.
+	 */
+	async deletePost(post: PostRow, timelineOwners: readonly string[]): Promise<boolean> {
+		return this.db.transaction(async tx => {
+			if (timelineOwners.length) {
+				const params = new Params(tx.dialect);
+				const owners = params.anyOf("owner_id", "owners", timelineOwners);
+				const [time, id] = [params.add(post.CreatedTime), params.add(post.Id)];
+				await tx.run(
+					`DELETE FROM timeline_entries WHERE ${owners} AND post_created_time = ${time} AND post_id = ${id}`,
+					params.values,
+				);
+			}
+			for (const table of ["post_tags", "post_recipients", "post_activities", "comments"])
+				await tx.run(`DELETE FROM ${table} WHERE post_id = $1`, [post.Id]);
+			return (await tx.run("DELETE FROM posts WHERE id = $1", [post.Id])) > 0;
+		});
+	}
+
 	/** A comment and its activity, in one transaction. */
 	async addComment(comment: CommentRow, message: string): Promise<void> {
 		await this.db.transaction(async tx => {
@@ -211,6 +258,21 @@ export class PostsRepository {
 
 	async findComment(id: string): Promise<CommentRow | undefined> {
 		const row = await this.db.get<CommentRow>(`SELECT ${commentColumns} FROM comments WHERE id = $1`, [id]);
+		return row && present(row);
+	}
+
+	/** A comment's new content: the comment after, or undefined when there is none. */
+	async updateComment(id: string, content: string, now: number): Promise<CommentRow | undefined> {
+		const row = await this.db.get<CommentRow>(
+			`UPDATE comments SET content = $2, updated_time = $3 WHERE id = $1 RETURNING ${commentColumns}`,
+			[id, content, now],
+		);
+		return row && present(row);
+	}
+
+	/** Deletes a comment: what was deleted, or undefined when there was none. */
+	async deleteComment(id: string): Promise<CommentRow | undefined> {
+		const row = await this.db.get<CommentRow>(`DELETE FROM comments WHERE id = $1 RETURNING ${commentColumns}`, [id]);
 		return row && present(row);
 	}
 
@@ -308,6 +370,17 @@ export class PostsRepository {
 			comments: byPost(comments.map(present)),
 		};
 	}
+}
+
+/** A post's details JSON with an edit's fields set (a string) or taken out (null). */
+function editedDetails(current: string | null, edit: PostEdit): string | null {
+	const fields = fromJson(current);
+	for (const field of detailFields) {
+		const value = edit[field];
+		if (value === null) delete fields[field];
+		else if (value !== undefined) fields[field] = value;
+	}
+	return toJson(fields);
 }
 
 async function insertPost(tx: SqlExecutor, post: PostRow, onConflict: string): Promise<void> {

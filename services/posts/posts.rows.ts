@@ -19,6 +19,14 @@ export interface PostRow {
 	ContentUpdatedTime: number;
 }
 
+/** What an edit of a post changes: a field left undefined stays, a null one is cleared. */
+export interface PostEdit {
+	Content?: string;
+	Url?: string | null;
+	ContentKey?: string | null;
+	ContentParameters?: string | null;
+}
+
 export interface TagRow {
 	Id: string;
 	PostId: string;

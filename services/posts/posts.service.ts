@@ -19,7 +19,19 @@ import { postSources, readerSourcesOf, recipientSource, sourceKey } from "./time
 import { fanOutOf } from "./fan-out";
 import { postsMigrations } from "./posts.schema";
 import { postsLegacy } from "./posts.legacy";
-import { commentAdded, postCreated, recipientAdded, recipientReached, tagAdded } from "./posts.changes";
+import {
+	commentAdded,
+	commentDeleted,
+	commentEdited,
+	postCreated,
+	postDeleted,
+	postEdited,
+	postRewritten,
+	recipientAdded,
+	recipientReached,
+	tagAdded,
+} from "./posts.changes";
+import { editedBy, listedBy, postEditOf } from "./post-edits";
 import { changed } from "../../shared/changes/changes";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";
@@ -30,6 +42,7 @@ interface PostsMethods {
 	authoredPost(ctx: Context, id: string): Promise<PostRow>;
 	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
+	authoredComment(ctx: Context, id: string): Promise<{ post: PostRow; comment: CommentRow }>;
 }
 
 const { implement, define } = typedService<PostsMethods, WithRepository<RepositoryContract<PostsRepository>>>();
@@ -129,6 +142,30 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return record;
 			}),
 
+			...implement(postsOperations.UpdatePost, async function (ctx) {
+				const post = await this.authoredPost(ctx, ctx.params.Id);
+				const updated = await this.repo.updatePost(post.Id, postEditOf(ctx.params), await editedBy(ctx), Date.now());
+				if (!updated) throw failures.notFound(`Post ${post.Id}`);
+				// The old copies go first: the record that streams hear is read afresh.
+				await changed(ctx, postRewritten(updated));
+				const [record] = await this.postRecords(ctx, [updated]);
+				const { tags, recipients } = await listedBy(this.repo, updated);
+				await changed(ctx, postEdited(updated, record, tags, recipients));
+				return record;
+			}),
+
+			...implement(postsOperations.DeletePost, async function (ctx) {
+				const post = await this.authoredPost(ctx, ctx.params.Id);
+				const [record] = await this.postRecords(ctx, [post]);
+				const { tags, recipients } = await listedBy(this.repo, post);
+				// Whose timelines hold it: its audience now (one who left it had the entries dropped with the source).
+				const fanOut = await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit);
+				const owners = [...new Set(fanOut.entries.map(entry => entry.ownerId))];
+				if (!(await this.repo.deletePost(post, owners))) throw failures.notFound(`Post ${post.Id}`);
+				await changed(ctx, postDeleted(post, tags, recipients));
+				return record;
+			}),
+
 			...implement(postsOperations.CreatePostRecipient, async function (ctx) {
 				return this.addRecipient(ctx, ctx.params.PostId, ctx.params.ParticipantType, ctx.params.RecipientId);
 			}),
@@ -223,6 +260,23 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return (await RecordNames.of(ctx, [comment.AuthorId], [])).comment(comment);
 			}),
 
+			...implement(postsOperations.UpdateComment, async function (ctx) {
+				const { post, comment } = await this.authoredComment(ctx, ctx.params.Id);
+				const updated = await this.repo.updateComment(comment.Id, ctx.params.Content, Date.now());
+				if (!updated) throw failures.notFound(`Comment ${comment.Id}`);
+				const record = (await RecordNames.of(ctx, [updated.AuthorId], [])).comment(updated);
+				await changed(ctx, commentEdited(post, updated, record));
+				return record;
+			}),
+
+			...implement(postsOperations.DeleteComment, async function (ctx) {
+				const { post, comment } = await this.authoredComment(ctx, ctx.params.Id);
+				const record = (await RecordNames.of(ctx, [comment.AuthorId], [])).comment(comment);
+				if (!(await this.repo.deleteComment(comment.Id))) throw failures.notFound(`Comment ${comment.Id}`);
+				await changed(ctx, commentDeleted(post, comment));
+				return record;
+			}),
+
 			...implement(postsOperations.PostComments, async function (ctx) {
 				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
 				const rows = await this.repo.comments(post.Id, ctx.params);
@@ -284,6 +338,18 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				if (!viewer.admin && post.AuthorId !== viewer.userId)
 					throw failures.forbidden("Only the post's author may do this");
 				return post;
+			},
+
+			/** The comment, if the caller may see its post (else 404) and wrote it or is an admin (else 403). */
+			async authoredComment(ctx: Context, id: string) {
+				const comment = await this.repo.findComment(id);
+				if (!comment) throw failures.notFound(`Comment ${id}`);
+				const { post, viewer } = await this.visiblePost(ctx, comment.PostId).catch(() => {
+					throw failures.notFound(`Comment ${id}`);
+				});
+				if (!viewer.admin && comment.AuthorId !== viewer.userId)
+					throw failures.forbidden("Only the comment's author may do this");
+				return { post, comment };
 			},
 
 			/**

@@ -39,6 +39,32 @@ export const postsOperations = operations({
 		// A public post's answer is kept until the post is written to (its invalidation) or users change (names).
 		cacheResponse: { domains: ["users"] },
 	},
+	UpdatePost: {
+		summary:
+			"Edit one's post (Content, Url, ContentKey, ContentParameters; an empty Url or key clears it): " +
+			"ContentCreatedTime stays, ContentUpdatedTime moves, and an activity says so",
+		action: "posts.edit",
+		routes: [route("PUT /Posts/:Id")],
+		request: w.object({
+			Id: w.guid().required(),
+			Content: w.string().trim().min(1).max(10_000),
+			Url: text(2000).uri({ scheme: ["http", "https"] }),
+			ContentKey: text(200),
+			ContentParameters: text(4000),
+		}),
+		response: Post,
+		access: "user",
+	},
+	DeletePost: {
+		summary:
+			"Delete one's post (or any, as an administrator) with its tags, recipients, comments and activities; " +
+			"returns it as it was",
+		action: "posts.remove",
+		routes: [route("DELETE /Posts/:Id")],
+		request: w.object({ Id: w.guid().required() }),
+		response: Post,
+		access: "user",
+	},
 	CreatePostRecipient: {
 		summary: "Address a post to one more user (or network); the author or an admin",
 		action: "posts.addRecipient",
@@ -137,6 +163,22 @@ export const postsOperations = operations({
 		response: Comment,
 		access: "user",
 		reads: true,
+	},
+	UpdateComment: {
+		summary: "Edit one's comment (or any, as an administrator)",
+		action: "posts.editComment",
+		routes: [route("PUT /Comments/:Id")],
+		request: w.object({ Id: w.guid().required(), Content: requiredText(10_000) }),
+		response: Comment,
+		access: "user",
+	},
+	DeleteComment: {
+		summary: "Delete one's comment (or any, as an administrator); returns it as it was",
+		action: "posts.removeComment",
+		routes: [route("DELETE /Comments/:Id")],
+		request: w.object({ Id: w.guid().required() }),
+		response: Comment,
+		access: "user",
 	},
 	PostComments: {
 		summary: "The comments of a post in ascending ContentCreatedTime",

@@ -80,3 +80,9 @@ export const Post = record("Post", {
 	ContentKey: w.string(),
 	ContentParameters: w.string(),
 });
+
+/** What a stream hears of a post deleted (`cmd.PostDeleted`): which one. */
+export const DeletedPost = record("DeletedPost", { Id: w.guid() });
+
+/** What a stream hears of a comment deleted (`cmd.CommentDeleted`). */
+export const DeletedComment = record("DeletedComment", { Id: w.guid(), PostId: w.guid() });

@@ -1,6 +1,6 @@
 import Joi from "joi";
 import { Context } from "moleculer";
-import { Comment, Post, Tag } from "../records/posts";
+import { Comment, DeletedComment, DeletedPost, Post, Tag } from "../records/posts";
 import { Connection, NetworkMember } from "../records/graph";
 import { applyInvalidation, Invalidation } from "../cache/invalidation";
 import { batchedBroadcast } from "../bus/turn-batch";
@@ -14,7 +14,15 @@ export const streamEventName = "plaza.streams";
 /**
  * The records a stream carries, by the type its selector names (`cmd.Post`): the API's own record schemas write them.
  */
-export const streamRecords = { Post, Comment, Tag, Connection, NetworkMember } satisfies Record<string, Joi.Schema>;
+export const streamRecords = {
+	Post,
+	Comment,
+	Tag,
+	Connection,
+	NetworkMember,
+	PostDeleted: DeletedPost,
+	CommentDeleted: DeletedComment,
+} satisfies Record<string, Joi.Schema>;
 
 export type StreamRecordType = keyof typeof streamRecords;
 

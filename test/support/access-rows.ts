@@ -176,6 +176,22 @@ export const rows: Record<string, Row> = {
 	UserFeed: { params: async w => ({ UserId: w.owner.userId }) },
 	UserPosts: { params: async w => ({ UserId: w.owner.userId }) },
 	CreateComment: { params: async w => ({ PostId: w.publicPost.Id, AuthorId: w.owner.userId, Content: "a comment" }) },
+	UpdatePost: {
+		params: async w => ({ Id: (await ownersPost(w)).Id, Content: "edited" }),
+		ownedBy: { record: "a public post", stranger: 403 },
+	},
+	DeletePost: {
+		params: async w => ({ Id: (await ownersPost(w)).Id }),
+		ownedBy: { record: "a public post", stranger: 403 },
+	},
+	UpdateComment: {
+		params: async w => ({ Id: (await ownersComment(w)).Id, Content: "edited" }),
+		ownedBy: { record: "a comment on a public post", stranger: 403 },
+	},
+	DeleteComment: {
+		params: async w => ({ Id: (await ownersComment(w)).Id }),
+		ownedBy: { record: "a comment on a public post", stranger: 403 },
+	},
 	FindComment: {
 		params: async w => ({ Id: w.privateComment.Id }),
 		ownedBy: { record: "a private post's comment", stranger: 404 },
@@ -278,6 +294,14 @@ export const rows: Record<string, Row> = {
 	AdminUpdateApiKey: { params: async w => ({ Id: await ownersKey(w), Reset: ["Notes"] }) },
 	AdminDeleteApiKey: { params: async w => ({ Id: await ownersKey(w) }) },
 };
+
+/** A new public post of the owner's. */
+const ownersPost = (w: World) =>
+	ok(w.owner.http("POST", "/Posts", { AuthorId: w.owner.userId, Content: unique("post") }));
+
+/** A new comment of the owner's on their public post. */
+const ownersComment = (w: World) =>
+	ok(w.owner.http("POST", "/Comments", { PostId: w.publicPost.Id, AuthorId: w.owner.userId, Content: unique("c") }));
 
 /** A new API key of the owner's, by its Id (its list's newest). */
 async function ownersKey(w: World): Promise<number> {
