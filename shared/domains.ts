@@ -3,6 +3,7 @@ export type Domain =
 	| "users"
 	| "sessions"
 	| "apikeys"
+	| "reports"
 	| "limits"
 	| "graph"
 	| "posts"

@@ -9,6 +9,7 @@ import { runOnce } from "./idempotency/run-once";
 import { Operation } from "./catalogue/operation";
 import { hasDeclaredChanges } from "./changes/changes";
 import { PlazaError } from "./errors";
+import { auditAdminWrite } from "./audit";
 
 /**
  * The one place every catalogue operation passes through, on whichever node runs it: the caller's
@@ -36,6 +37,7 @@ export const operationsMiddleware: Middleware = {
 			return runOnce(ctx, op, async () => {
 				const answer = (await handler.call(this as never, ctx)) as unknown;
 				if (!op.reads && !hasDeclaredChanges(ctx)) undeclaredWrite(ctx, op);
+				await auditAdminWrite(ctx, op, params);
 				return answer;
 			});
 		};

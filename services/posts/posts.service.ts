@@ -296,7 +296,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
 			checkVisible: {
 				visibility: "public",
-				callers: ["media"],
+				callers: ["media", "reports"],
 				async handler(ctx: Context<{ postId: string }>) {
 					await this.visiblePost(ctx, ctx.params.postId);
 					return true;

@@ -143,7 +143,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			/** Internal: what other services show of users next to their records. */
 			profiles: {
 				visibility: "public",
-				callers: ["graph", "posts", "systems", "venues", "apiKeys"],
+				callers: ["graph", "posts", "systems", "venues", "apiKeys", "reports"],
 				async handler(ctx: Context<{ ids: string[] }>): Promise<Profile[]> {
 					return this.repo.profiles(ctx.params.ids);
 				},
@@ -178,6 +178,18 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				);
 				return { ...response, ...session };
 			}),
+
+			/** Internal: hides a user from other users' lists, as an administrator acting on a report does. */
+			cloak: {
+				visibility: "public",
+				callers: ["reports"],
+				async handler(ctx: Context<{ id: string }>) {
+					if (!(await this.repo.update(ctx.params.id, { Cloaked: true }, Date.now())))
+						throw failures.notFound(`User ${ctx.params.id}`);
+					await changed(ctx, userChanged(ctx.params.id, await this.apiKeysOf(ctx, ctx.params.id)));
+					return true;
+				},
+			},
 
 			/** Internal: who a user is as a caller (roles included), for a credential that stands for them; null if gone. */
 			caller: {

@@ -7,6 +7,7 @@ import { venuesOperations } from "./venues";
 import { systemsOperations } from "./systems";
 import { descriptionOperations } from "./description";
 import { apiKeysOperations } from "./api-keys";
+import { reportsOperations } from "./reports";
 
 export * from "./operation";
 export {
@@ -18,6 +19,7 @@ export {
 	systemsOperations,
 	descriptionOperations,
 	apiKeysOperations,
+	reportsOperations,
 };
 
 /** The operations by the part of the API they belong to: a scope names the part (see scopeOf). */
@@ -30,6 +32,7 @@ const parts: Record<string, Record<string, Operation>> = {
 	systems: systemsOperations,
 	description: descriptionOperations,
 	apikeys: apiKeysOperations,
+	reports: reportsOperations,
 };
 
 /**

@@ -265,6 +265,18 @@ export const rows: Record<string, Row> = {
 		ownedBy: { record: "a private post's picture", stranger: 404 },
 	},
 
+	CreateReport: {
+		params: async w => ({ SubjectType: "Post", SubjectId: w.publicPost.Id, Reason: unique("spam") }),
+		adminKey: 403,
+	},
+	AllReports: { params: async () => ({ Status: "Open" }) },
+	ResolveReport: {
+		params: async w => {
+			const subject = { SubjectType: "User", SubjectId: w.other.Id, Reason: unique("abuse") };
+			return { Id: (await ok(w.owner.http("POST", "/Reports", subject))).Id, Action: "Dismiss" };
+		},
+	},
+	AuditLog: { params: async () => ({}) },
 	GetAccessToken: {
 		params: async w => {
 			const signIn = { UserName: w.owner.userName, Password: w.owner.password };
