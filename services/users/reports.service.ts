@@ -49,11 +49,11 @@ export function reportsService(config: PlazaConfig): ServiceSchema {
 				const reporterId = callerOf(ctx)?.userId;
 				if (!reporterId) throw failures.forbidden("Reports are made by users: the administrator's key has none");
 				const { SubjectType, SubjectId, Reason } = ctx.params;
-				await this.checkSubject(ctx, SubjectType as ReportSubject, SubjectId);
+				await this.checkSubject(ctx, SubjectType, SubjectId);
 				const report: ReportRow = {
 					Id: newGuid(),
 					ReporterId: reporterId,
-					SubjectType: SubjectType as ReportSubject,
+					SubjectType: SubjectType,
 					SubjectId,
 					Reason,
 					Status: "Open",
@@ -65,11 +65,7 @@ export function reportsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(reportsOperations.AllReports, async function (ctx) {
-				return this.repo.page(
-					ctx.params.Status as ReportRow["Status"] | undefined,
-					ctx.params.Offset,
-					ctx.params.Limit,
-				);
+				return this.repo.page(ctx.params.Status, ctx.params.Offset, ctx.params.Limit);
 			}),
 
 			...implement(reportsOperations.ResolveReport, async function (ctx) {
@@ -78,7 +74,7 @@ export function reportsService(config: PlazaConfig): ServiceSchema {
 				if (!report) throw failures.notFound(`Report ${Id}`);
 				if (report.Status !== "Open")
 					throw failures.alreadyExists("Id", `The report is ${report.Status.toLowerCase()}`);
-				await this.act(ctx, report, Action as Action);
+				await this.act(ctx, report, Action);
 				const status = Action === "Dismiss" ? "Dismissed" : "Resolved";
 				const by = credentialOf(callerOf(ctx)) ?? "admin";
 				const resolved = await this.repo.resolve(Id, status, Action, by, Note || undefined, Date.now());
