@@ -7,6 +7,7 @@ import { sessionsService } from "./services/users/sessions.service";
 import { limitsService } from "./services/users/limits.service";
 import { apiKeysService } from "./services/users/api-keys.service";
 import { reportsService } from "./services/users/reports.service";
+import { exportsService } from "./services/users/exports.service";
 import { graphService } from "./services/graph/graph.service";
 import { postsService } from "./services/posts/posts.service";
 import { venuesService } from "./services/venues/venues.service";
@@ -20,7 +21,7 @@ import { cachesService } from "./shared/cache/caches.service";
 
 /** Every service Plaza can run, by the name SERVICES uses; a domain may run as several Moleculer services. */
 export const serviceFactories: Record<string, Array<(config: PlazaConfig) => ServiceSchema>> = {
-	users: [usersService, sessionsService, limitsService, apiKeysService, reportsService],
+	users: [usersService, sessionsService, limitsService, apiKeysService, reportsService, exportsService],
 	graph: [graphService],
 	posts: [postsService],
 	venues: [venuesService],

@@ -16,6 +16,7 @@ export const auditCallers = [
 	"sessions",
 	"apiKeys",
 	"reports",
+	"exports",
 	"graph",
 	"posts",
 	"venues",

@@ -24,6 +24,8 @@ export interface PlazaConfig {
 	auth: AuthConfig;
 	/** How long an invitation (UserReservation) stays open. */
 	reservationTtlSeconds: number;
+	/** How often account deletions cut off (a crash, a domain out of reach) are taken up again. */
+	accountDeletionSweepSeconds: number;
 	/** A source (author, network) with more readers than this is not pushed into their timelines: they pull it. */
 	timelinePushLimit: number;
 	/** Requests one caller (session, credentials or address) may make per minute. */
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlazaConfig {
 			digestSecret: env.DIGEST_SECRET || undefined,
 		},
 		reservationTtlSeconds: integer(env.RESERVATION_TTL_SECONDS, 14 * 24 * 3600, "RESERVATION_TTL_SECONDS"),
+		accountDeletionSweepSeconds: integer(env.ACCOUNT_DELETION_SWEEP_SECONDS, 60, "ACCOUNT_DELETION_SWEEP_SECONDS"),
 		timelinePushLimit: integer(env.TIMELINE_PUSH_LIMIT, 2000, "TIMELINE_PUSH_LIMIT"),
 		rateLimitPerMinute: integer(env.RATE_LIMIT_PER_MINUTE, 1200, "RATE_LIMIT_PER_MINUTE"),
 		eventStreamsPerCaller: integer(env.EVENT_STREAMS_PER_CALLER, 10, "EVENT_STREAMS_PER_CALLER"),

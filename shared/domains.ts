@@ -4,6 +4,7 @@ export type Domain =
 	| "sessions"
 	| "apikeys"
 	| "reports"
+	| "exports"
 	| "limits"
 	| "graph"
 	| "posts"

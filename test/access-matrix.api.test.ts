@@ -34,6 +34,7 @@ function expected(op: Operation, row: Row, caller: Caller): Outcome {
 	if (op.access === "admin") return caller === "admin" ? "allowed" : 403;
 	if (caller === "admin") return row.adminKey ?? "allowed";
 	if (caller === "owner key" && row.keyRefused) return 403;
+	if (row.othersRecord && caller !== "stranger") return 403;
 	if (caller !== "stranger") return "allowed";
 	if (op.actors?.length) return 403;
 	return row.ownedBy?.stranger ?? "allowed";

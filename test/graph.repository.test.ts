@@ -378,6 +378,115 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		});
 	});
 
+	describe("forgetting a user (deleting an account)", () => {
+		/** An id that sorts before (`0`) or after (`f`) the ids made with `8`: both lock orders of a pair's sides. */
+		const idFrom = (first: string) => first + newGuid().slice(1);
+
+		test("forgetUser: connections (both sides), subscriptions both ways, memberships go; again, nothing", async () => {
+			const [me, lower, upper, star, fan] = [idFrom("8"), idFrom("0"), idFrom("f"), newGuid(), newGuid()];
+			await under.repo.connections.connect(me, lower, false, 1);
+			await under.repo.connections.connect(upper, me, true, 2);
+			await under.repo.connections.connect(lower, upper, false, 3);
+			const mine = await under.repo.networks.create("Mine", me, 4);
+			await under.repo.networks.addMember(mine.Id, lower, 5);
+			const theirs = await under.repo.networks.create("Theirs", upper, 6);
+			await under.repo.networks.addMember(theirs.Id, me, 7);
+			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: star }, 8);
+			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: theirs.Id }, 9);
+			await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: me }, 10);
+			await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star }, 11);
+
+			const forgotten = await under.repo.forgetUser(me);
+			expect({
+				...forgotten,
+				connected: forgotten.connected.sort(),
+				subscribedTo: forgotten.subscribedTo.sort(),
+				networks: forgotten.networks.sort(),
+			}).toEqual({
+				removed: 4 + 3 + 2,
+				connected: [lower, upper].sort(),
+				subscribedTo: [star, theirs.Id].sort(),
+				subscribers: [fan],
+				networks: [mine.Id, theirs.Id].sort(),
+			});
+			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [] });
+			expect(await under.repo.connections.of(lower, { Offset: 0, Limit: 10 })).toEqual([
+				expect.objectContaining({ OwnerId: lower, UserId: upper }),
+			]);
+			expect(await under.repo.audienceOf(fan)).toEqual({ people: [star], networks: [] });
+			const readers = await under.repo.readersOf([me, upper], [mine.Id, theirs.Id], 10);
+			expect(readers.follows[me]).toEqual([]);
+			expect(readers.follows[upper]).toEqual([lower]);
+			expect(readers.members).toEqual({ [mine.Id]: [lower], [theirs.Id]: [upper] });
+			// The network the user owns stays, with its other members; every count is its member rows again.
+			expect(await under.repo.networks.find(mine.Id)).toEqual({ ...mine, NumberOfMembers: 1 });
+			expect((await under.repo.networks.find(theirs.Id))?.NumberOfMembers).toBe(1);
+			expect(await under.repo.isMemberOrConnection(lower, me)).toBe(false);
+
+			expect(await under.repo.forgetUser(me)).toEqual({
+				removed: 0,
+				connected: [],
+				subscribedTo: [],
+				subscribers: [],
+				networks: [],
+			});
+			expect(await under.repo.forgetUser(newGuid())).toMatchObject({ removed: 0 });
+		});
+
+		test("each part forgets on its own; a membership of no network goes too", async () => {
+			const [me, a, b] = [idFrom("8"), idFrom("0"), idFrom("f")];
+			await under.repo.connections.connect(me, a, false, 1);
+			await under.repo.connections.connect(b, me, false, 2);
+			const forgotten = await under.repo.connections.forgetUser(me);
+			expect({ ...forgotten, others: forgotten.others.sort() }).toEqual({ removed: 4, others: [a, b].sort() });
+			expect(await sidesOf(a, b)).toBe(0);
+			expect(await under.repo.connections.forgetUser(me)).toEqual({ removed: 0, others: [] });
+
+			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: a }, 3);
+			await under.repo.subscriptions.add({ SubscriberId: b, SubscribedToId: me }, 4);
+			expect(await under.repo.subscriptions.forgetUser(me)).toEqual({ removed: 2, targets: [a], subscribers: [b] });
+			expect(await under.repo.subscriptions.forgetUser(me)).toEqual({ removed: 0, targets: [], subscribers: [] });
+
+			const network = await under.repo.networks.create("Kept", a, 5);
+			await under.repo.networks.addMember(network.Id, me, 6);
+			const orphan = newGuid();
+			await writeRecord("network_members", { id: newGuid(), network_id: orphan, user_id: me, created_time: 7 });
+			expect((await under.repo.networks.forgetUser(me)).sort()).toEqual([network.Id, orphan].sort());
+			expect(await under.count("network_members", { user_id: me })).toBe(0);
+			expect(await under.repo.networks.find(network.Id)).toEqual({ ...network, NumberOfMembers: 1 });
+			expect(await under.repo.networks.forgetUser(me)).toEqual([]);
+		});
+
+		test("forgets at once, other sides disconnecting: each record removed once, no deadlock", async () => {
+			const me = idFrom("8");
+			const friends = [
+				...Array.from({ length: 4 }, () => idFrom("0")),
+				...Array.from({ length: 4 }, () => idFrom("f")),
+			];
+			const sides = [];
+			for (const [i, friend] of friends.entries())
+				sides.push((await under.repo.connections.connect(friend, me, false, i))![0]);
+			const networks = [];
+			for (let i = 0; i < 4; i++) {
+				const network = await under.repo.networks.create(`C${i}`, newGuid(), 10 + i);
+				await under.repo.networks.addMember(network.Id, me, 20 + i);
+				networks.push(network);
+			}
+			for (const friend of friends)
+				await under.repo.subscriptions.add({ SubscriberId: friend, SubscribedToId: me }, 30);
+
+			const [forgotten, disconnected] = await Promise.all([
+				Promise.all(Array.from({ length: 5 }, () => under.repo.forgetUser(me))),
+				Promise.all(sides.map(side => under.repo.connections.disconnect(side.Id, side.OwnerId))),
+			]);
+			const removed = forgotten.reduce((sum, f) => sum + f.removed, 0);
+			expect(removed + 2 * disconnected.filter(Boolean).length).toBe(2 * friends.length + friends.length + 4);
+			expect(forgotten.flatMap(f => f.networks).sort()).toEqual(networks.map(n => n.Id).sort());
+			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [] });
+			for (const network of networks) expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(1);
+		});
+	});
+
 	describe("what a crash between two writes leaves, repaired by the same call retried", () => {
 		onMongo(engine)("a join whose count was not written: the join retried is refused and recounts", async () => {
 			const network = await under.repo.networks.create("Counted", newGuid(), 1);

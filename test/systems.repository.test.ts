@@ -267,6 +267,17 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			expect(other.Id).not.toBe(device.Id);
 			expect(await devicesStore.count("user_devices", { user_id: other.UserId })).toBe(1);
 		});
+
+		test("forgetting a user removes all their devices and no one else's; again, it removes nothing", async () => {
+			const [userId, otherId] = [newGuid(), newGuid()];
+			for (let i = 0; i < 3; i++)
+				await devices.register({ Id: newGuid(), UserId: userId, DeviceToken: `forget-${i}`, CreatedTime: i });
+			const kept = await devices.register({ Id: newGuid(), UserId: otherId, DeviceToken: "forget-0", CreatedTime: 1 });
+			expect(await devices.removeAllOf(userId)).toBe(3);
+			expect(await devicesStore.count("user_devices", { user_id: userId })).toBe(0);
+			expect(await devices.ofUser(otherId, { Offset: 0, Limit: 10 })).toEqual([kept]);
+			expect(await devices.removeAllOf(userId)).toBe(0);
+		});
 	});
 
 	describe("media records", () => {
@@ -327,6 +338,25 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			expect(await mediaStore.count("media_records", { id: imported.Id })).toBe(1);
 			expect(await media.find(newGuid())).toBeUndefined();
 			expect(await media.currentAvatar(ownerId)).toBeUndefined();
+		});
+
+		test("forgetting a user removes their avatars and owned pictures and answers their ids; again, none", async () => {
+			const [userId, otherId] = [newGuid(), newGuid()];
+			const avatar = (ofUser: string): MediaRow => ({
+				...picture(ofUser, 1),
+				Kind: "Avatar",
+				OwnerId: undefined,
+				UserId: ofUser,
+			});
+			const theirs = [avatar(userId), avatar(userId), picture(userId, 2), { ...picture(userId, 3), PostId: newGuid() }];
+			const others = [avatar(otherId), picture(otherId, 2)];
+			for (const record of [...theirs, ...others]) await media.create(record);
+			expect((await media.removeAllOf(userId)).sort()).toEqual(theirs.map(m => m.Id).sort());
+			for (const record of theirs) expect(await media.find(record.Id)).toBeUndefined();
+			expect(await media.currentAvatar(userId)).toBeUndefined();
+			expect(await media.picturesOf(userId, { Offset: 0, Limit: 10 })).toEqual([]);
+			for (const record of others) expect(await media.find(record.Id)).toEqual(record);
+			expect(await media.removeAllOf(userId)).toEqual([]);
 		});
 	});
 
@@ -454,6 +484,29 @@ describe.each(storeEngines)("the systems domain's repositories on %s", engine =>
 			expect(await reservations.cutOff(1500, 1)).toHaveLength(1);
 			expect(await reservations.cutOff(999)).toEqual([]);
 			expect(await reservations.cutOff(1500)).not.toContain(open.Id);
+		});
+
+		test("forgetting a user removes the open reservations they made; pending, converted and others' stay", async () => {
+			const inviter = newGuid();
+			const [open, another, pending, done, others] = [
+				await reservation({ InvitedBy: inviter }),
+				await reservation({ InvitedBy: inviter }),
+				await reservation({ InvitedBy: inviter }),
+				await reservation({ InvitedBy: inviter }),
+				await reservation(),
+			];
+			const now = Date.now();
+			await reservations.claim(pending.Id, newGuid(), now, now - 60_000);
+			const attempt = newGuid();
+			await reservations.claim(done.Id, attempt, now, now - 60_000);
+			await reservations.finish(done.Id, attempt, now);
+			expect(await reservations.removeOpenOf(inviter)).toBe(2);
+			expect(await reservations.find(open.Id)).toBeUndefined();
+			expect(await reservations.find(another.Id)).toBeUndefined();
+			expect((await reservations.find(pending.Id))?.conversion.State).toBe("pending");
+			expect((await reservations.find(done.Id))?.conversion.State).toBe("done");
+			expect((await reservations.find(others.Id))?.conversion.State).toBe("open");
+			expect(await reservations.removeOpenOf(inviter)).toBe(0);
 		});
 	});
 });

@@ -97,6 +97,24 @@ describe.each(storeEngines)("the venues repository on %s", engine => {
 		expect(await under.repo.venuesOf(user, { Offset: 1, Limit: 1 })).toEqual([third]);
 	});
 
+	test("forgetUser ends every membership of a user once; venues they own stay, with their other members", async () => {
+		const [user, other] = [newGuid(), newGuid()];
+		const owned = await under.repo.create({ Id: newGuid(), Name: "Owned", OwnerId: user, CreatedTime: 1 });
+		await under.repo.addMember(owned.Id, other, "Host", 2);
+		const joined = await under.repo.create({ Id: newGuid(), Name: "Joined", OwnerId: other, CreatedTime: 3 });
+		await under.repo.addMember(joined.Id, user, "Guest", 4);
+		await under.repo.addMember(newGuid(), user, undefined, 5);
+
+		const removed = await Promise.all(Array.from({ length: 3 }, () => under.repo.forgetUser(user)));
+		expect(removed.reduce((sum, n) => sum + n, 0)).toBe(3);
+		expect(await under.count("venue_members", { user_id: user })).toBe(0);
+		expect(await under.repo.venuesOf(user, { Offset: 0, Limit: 10 })).toEqual([]);
+		expect(await under.repo.find(owned.Id)).toEqual(owned);
+		expect((await under.repo.members(owned.Id, { Offset: 0, Limit: 10 })).map(m => m.UserId)).toEqual([other]);
+		expect(await under.repo.isMember(joined.Id, other)).toBe(true);
+		expect(await under.repo.forgetUser(user)).toBe(0);
+	});
+
 	test("venues are found by ids; an imported venue is written once", async () => {
 		const a = await under.repo.create({ Id: newGuid(), Name: "A", OwnerId: newGuid(), CreatedTime: 1 });
 		const imported = { Id: newGuid(), Name: "Former", OwnerId: newGuid(), CreatedTime: 2 };

@@ -4,7 +4,7 @@ import { mongoAnchorOf, withAnchor } from "../../shared/persistence/mongo/paging
 import { Page } from "../../shared/persistence/sql/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
-import { ConnectionRow, ConnectionSide, ConnectionsRepository } from "./connections.repository";
+import { ConnectionRow, ConnectionSide, ConnectionsRepository, ForgottenConnections } from "./connections.repository";
 
 /** One side of a connection, as the pair document holds it. */
 interface SideFields {
@@ -110,6 +110,21 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 	async disconnect(id: string, ownerId: string): Promise<ConnectionRow | undefined> {
 		const removed = await this.pairs.findOneAndDelete({ sides: { $elemMatch: { id, owner_id: ownerId } } });
 		return removed ? sideOf(removed, ownerId) : undefined;
+	}
+
+	/**
+	 * Removes every connection of a user (deleting an account): the sides removed, two a pair as on SQL, and the users at
+	 * their other ends. Pairs are deleted by the ids read, again until none is left, so each one deleted is named.
+	 */
+	async forgetUser(userId: string): Promise<ForgottenConnections> {
+		let removed = 0;
+		const others = new Set<string>();
+		for (;;) {
+			const pairs = await this.pairs.find({ owners: userId }, { projection: { owners: 1 } }).toArray();
+			if (pairs.length === 0) return { removed, others: [...others] };
+			removed += 2 * (await this.pairs.deleteMany({ _id: { $in: pairs.map(pair => pair._id) } })).deletedCount;
+			for (const pair of pairs) others.add(pair.owners[0] === userId ? pair.owners[1] : pair.owners[0]);
+		}
 	}
 
 	/** A page of a user's connections, oldest first; the cursor is the Id of the user's side. */

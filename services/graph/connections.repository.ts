@@ -1,4 +1,4 @@
-import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
+import { SqlDatabase, SqlExecutor, SqlValue } from "../../shared/persistence/sql/database";
 import { Page, pageOf } from "../../shared/persistence/sql/paging";
 import { newGuid } from "../../shared/wire/guid";
 
@@ -12,6 +12,12 @@ export interface ConnectionRow {
 
 export interface ConnectionSide extends ConnectionRow {
 	CreatedTime: number;
+}
+
+/** What forgetting a user removed of their connections: sides (two a connection) and the users at their other ends. */
+export interface ForgottenConnections {
+	removed: number;
+	others: string[];
 }
 
 const columns = 'id AS "Id", owner_id AS "OwnerId", user_id AS "UserId", is_favorite AS "IsFavorite"';
@@ -99,6 +105,36 @@ export class ConnectionsRepository {
 			}
 			// Removed meanwhile by the other side's request: that one answers for it.
 			return mine && connection(mine);
+		});
+	}
+
+	/**
+	 * Removes every connection of a user, both sides, in one transaction (deleting an account): the number of sides
+	 * removed and the users they were connected to.
+	 */
+	async forgetUser(userId: string): Promise<ForgottenConnections> {
+		return this.db.transaction(async tx => {
+			const ids = async (sql: string, params: SqlValue[]) =>
+				(await tx.all<{ id: string }>(sql, params)).map(row => row.id);
+			// No index leads by user_id: a mirror goes by its owner, read from the user's sides (pairs are whole). Sides go in
+			// owner order (lower owners', the user's, higher owners'), as disconnect locks them, so that neither deadlocks.
+			const mirrors = async (owners: string[]) => {
+				if (owners.length === 0) return [];
+				const among = tx.dialect.anyOf("owner_id", "$2");
+				return ids(`DELETE FROM connections WHERE user_id = $1 AND ${among} RETURNING owner_id AS id`, [
+					userId,
+					tx.dialect.listParam(owners),
+				]);
+			};
+			const lower = await ids("SELECT user_id AS id FROM connections WHERE owner_id = $1 AND user_id < $1", [userId]);
+			const before = await mirrors(lower);
+			const mine = await ids("DELETE FROM connections WHERE owner_id = $1 RETURNING user_id AS id", [userId]);
+			const done = new Set(lower);
+			const after = await mirrors(mine.filter(id => !done.has(id)));
+			return {
+				removed: before.length + mine.length + after.length,
+				others: [...new Set([...before, ...mine, ...after])],
+			};
 		});
 	}
 

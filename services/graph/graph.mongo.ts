@@ -1,7 +1,7 @@
 import { Audience, Readers } from "../../shared/audience";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { MongoMigration } from "../../shared/persistence/mongo/migrations";
-import { Embedded, firstOfEach } from "./graph.repository";
+import { Embedded, firstOfEach, forgetEach, ForgottenUser } from "./graph.repository";
 import { GraphContract } from "./graph.contract";
 import { createConnectionIndexes, MongoConnectionsRepository, PairDocument } from "./connections.mongo";
 import { MongoNetworksRepository } from "./networks.mongo";
@@ -69,6 +69,10 @@ export class MongoGraphRepository implements GraphContract {
 
 	embedFor(userIds: string[], limit: number): Promise<Embedded> {
 		return firstOfEach(this, userIds, limit);
+	}
+
+	forgetUser(userId: string): Promise<ForgottenUser> {
+		return forgetEach(this, userId);
 	}
 
 	/** Whether `id` is a network the user is a member of, or a user they are connected to (two keyed reads at once). */

@@ -1,8 +1,8 @@
 import { SqlDatabase } from "../../shared/persistence/sql/database";
 import { Audience, Readers } from "../../shared/audience";
-import { ConnectionRow, ConnectionsRepository } from "./connections.repository";
+import { ConnectionRow, ConnectionsRepository, ForgottenConnections } from "./connections.repository";
 import { MembershipRow, NetworksRepository } from "./networks.repository";
-import { SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
+import { ForgottenSubscriptions, SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
 
 /** What a page of User records embeds, before names: the first N of each list per user, grouped by user. */
 export interface Embedded {
@@ -30,6 +30,43 @@ export async function firstOfEach(lists: EmbeddedLists, userIds: string[], limit
 	return { connections, networks, subscriptions };
 }
 
+/** What forgetting a user removed of the graph: how many records, and whose audiences and readers it changed. */
+export interface ForgottenUser {
+	/** Connection sides, subscriptions (made and received) and memberships removed. */
+	removed: number;
+	/** The users the user was connected to. */
+	connected: string[];
+	/** The users and networks the user subscribed to. */
+	subscribedTo: string[];
+	/** The users subscribed to the user. */
+	subscribers: string[];
+	/** The networks the user was a member of. */
+	networks: string[];
+}
+
+/** The graph's parts, each able to forget a user. */
+type ForgettingParts = {
+	readonly connections: { forgetUser(userId: string): Promise<ForgottenConnections> };
+	readonly subscriptions: { forgetUser(userId: string): Promise<ForgottenSubscriptions> };
+	readonly networks: { forgetUser(userId: string): Promise<string[]> };
+};
+
+/** Removes everything of a user from the graph (forgetUser on every engine): the three parts at once. */
+export async function forgetEach(parts: ForgettingParts, userId: string): Promise<ForgottenUser> {
+	const [connections, subscriptions, networks] = await Promise.all([
+		parts.connections.forgetUser(userId),
+		parts.subscriptions.forgetUser(userId),
+		parts.networks.forgetUser(userId),
+	]);
+	return {
+		removed: connections.removed + subscriptions.removed + networks.length,
+		connected: connections.others,
+		subscribedTo: subscriptions.targets,
+		subscribers: subscriptions.subscribers,
+		networks,
+	};
+}
+
 export class GraphRepository {
 	readonly connections: ConnectionsRepository;
 
@@ -49,6 +86,11 @@ export class GraphRepository {
 	 */
 	embedFor(userIds: string[], limit: number): Promise<Embedded> {
 		return firstOfEach(this, userIds, limit);
+	}
+
+	/** Removes a user's connections (both sides), subscriptions made and received, and memberships (account deletion). */
+	forgetUser(userId: string): Promise<ForgottenUser> {
+		return forgetEach(this, userId);
 	}
 
 	/** Whether `id` is a network the user is a member of, or a user they are connected to (one statement). */

@@ -198,6 +198,28 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 			},
 
 			/**
+			 * Internal: removes everything of a user (deleting an account): connections (both sides), subscriptions made and
+			 * received, memberships; networks they own stay. Idempotent; the number of records removed.
+			 */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					const { userId } = ctx.params;
+					const forgotten = await this.repo.forgetUser(userId);
+					// Declared even when nothing was left: a first call cut off after its commit may not have declared.
+					await changed(
+						ctx,
+						audienceChanged([...new Set([userId, ...forgotten.connected, ...forgotten.subscribers])], {
+							follows: [...new Set([userId, ...forgotten.connected, ...forgotten.subscribedTo])],
+							members: forgotten.networks,
+						}),
+					);
+					return forgotten.removed;
+				},
+			},
+
+			/**
 			 * Internal: whether a post's ContextId may be `contextId` for its author: a network they are in, or a user they
 			 * are connected to.
 			 */

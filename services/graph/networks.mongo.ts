@@ -149,6 +149,19 @@ export class MongoNetworksRepository implements RepositoryContract<NetworksRepos
 		);
 	}
 
+	/**
+	 * Ends every membership of a user, each as removeMember does (its network's count kept): the networks left. A retry
+	 * after a crash finds the memberships still there; a count the crash left marked is repaired as removeMember's is.
+	 */
+	async forgetUser(userId: string): Promise<string[]> {
+		const left: string[] = [];
+		for (;;) {
+			const networkIds = await this.networkIdsOf(userId);
+			if (networkIds.length === 0) return left;
+			for (const networkId of networkIds) if (await this.removeMember(networkId, userId)) left.push(networkId);
+		}
+	}
+
 	async members(networkId: string, page: Page): Promise<NetworkMemberRow[]> {
 		return (await ownedPage(this.memberships, membersList, networkId, page)).map(toMember);
 	}

@@ -125,6 +125,27 @@ export class NetworksRepository {
 		});
 	}
 
+	/**
+	 * Ends every membership of a user and uncounts each, in one transaction (deleting an account; the networks they own
+	 * stay): the networks left.
+	 */
+	async forgetUser(userId: string): Promise<string[]> {
+		return this.db.transaction(async tx => {
+			const left = (
+				await tx.all<{ id: string }>("DELETE FROM network_members WHERE user_id = $1 RETURNING network_id AS id", [
+					userId,
+				])
+			).map(row => row.id);
+			// (network, user) is unique: each network left lost one member, uncounted by the writer that removed it.
+			if (left.length > 0)
+				await tx.run(
+					`UPDATE networks SET number_of_members = number_of_members - 1 WHERE ${tx.dialect.anyOf("id", "$1")}`,
+					[tx.dialect.listParam(left)],
+				);
+			return left;
+		});
+	}
+
 	/** A page of a network's members, in the order they joined; the cursor is a member's UserId. */
 	async members(networkId: string, page: Page): Promise<NetworkMemberRow[]> {
 		const list = {

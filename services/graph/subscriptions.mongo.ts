@@ -1,9 +1,9 @@
-import { Collection } from "mongodb";
+import { Collection, Filter } from "mongodb";
 import { MongoStore } from "../../shared/persistence/mongo/store";
 import { Page } from "../../shared/persistence/sql/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
-import { SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
+import { ForgottenSubscriptions, SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
 import { firstOwned, OwnedList, ownedPage } from "../../shared/persistence/mongo/paging";
 
 /** A subscription, unique by (subscriber, target); a name not given is absent. */
@@ -76,6 +76,16 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 		return (await firstOwned(this.subscriptions, list, subscriberIds, limit)).map(toSubscription);
 	}
 
+	/**
+	 * Removes the subscriptions a user made and those to them (see the SQL): each list deleted by the ids read, again
+	 * until none is left, so that each one deleted is named.
+	 */
+	async forgetUser(userId: string): Promise<ForgottenSubscriptions> {
+		const made = await this.removeAll({ subscriber_id: userId }, doc => doc.subscribed_to_id);
+		const received = await this.removeAll({ subscribed_to_id: userId }, doc => doc.subscriber_id);
+		return { removed: made.removed + received.removed, targets: made.ids, subscribers: received.ids };
+	}
+
 	/** The ids a user subscribes to (the unique index alone). */
 	async targetsOf(subscriberId: string): Promise<string[]> {
 		return (
@@ -95,5 +105,22 @@ export class MongoSubscriptionsRepository implements RepositoryContract<Subscrip
 				.limit(limit)
 				.toArray()
 		).map(doc => doc.subscriber_id);
+	}
+
+	/** Deletes the subscriptions `filter` matches: how many, and `idOf` each of them. */
+	private async removeAll(
+		filter: Filter<SubscriptionDocument>,
+		idOf: (doc: Pick<SubscriptionDocument, "subscriber_id" | "subscribed_to_id">) => string,
+	): Promise<{ removed: number; ids: string[] }> {
+		let removed = 0;
+		const ids = new Set<string>();
+		for (;;) {
+			const docs = await this.subscriptions
+				.find(filter, { projection: { _id: 1, subscriber_id: 1, subscribed_to_id: 1 } })
+				.toArray();
+			if (docs.length === 0) return { removed, ids: [...ids] };
+			removed += (await this.subscriptions.deleteMany({ _id: { $in: docs.map(doc => doc._id) } })).deletedCount;
+			for (const doc of docs) ids.add(idOf(doc));
+		}
 	}
 }

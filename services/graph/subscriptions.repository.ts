@@ -11,6 +11,13 @@ export interface SubscriptionRow {
 	SubscribedToExternalName?: string;
 }
 
+/** What forgetting a user removed of subscriptions: how many, what the user subscribed to, who subscribed to them. */
+export interface ForgottenSubscriptions {
+	removed: number;
+	targets: string[];
+	subscribers: string[];
+}
+
 const columns =
 	'subscriber_id AS "SubscriberId", subscribed_to_id AS "SubscribedToId", subscriber_to_display_name AS "SubscriberToDisplayName", subscribed_to_external_name AS "SubscribedToExternalName"';
 
@@ -42,6 +49,28 @@ export class SubscriptionsRepository {
 			[subscriberId, subscribedToId],
 		);
 		return row && present(row);
+	}
+
+	/**
+	 * Removes the subscriptions a user made and those to them, in one transaction (deleting an account): how many, what
+	 * they subscribed to and who subscribed to them.
+	 */
+	async forgetUser(userId: string): Promise<ForgottenSubscriptions> {
+		return this.db.transaction(async tx => {
+			const made = await tx.all<{ id: string }>(
+				"DELETE FROM subscriptions WHERE subscriber_id = $1 RETURNING subscribed_to_id AS id",
+				[userId],
+			);
+			const received = await tx.all<{ id: string }>(
+				"DELETE FROM subscriptions WHERE subscribed_to_id = $1 RETURNING subscriber_id AS id",
+				[userId],
+			);
+			return {
+				removed: made.length + received.length,
+				targets: made.map(row => row.id),
+				subscribers: received.map(row => row.id),
+			};
+		});
 	}
 
 	/** A page of what a user subscribes to, oldest first; the cursor is the SubscribedToId of a subscription. */

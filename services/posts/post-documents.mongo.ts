@@ -214,6 +214,16 @@ export const postsMongoMigrations: MongoMigration[] = [
 				);
 		},
 	},
+	{
+		version: 3,
+		description: "one author's comments in time order",
+		// What an export of one's data reads (posts.commentsBy), as posts.schema.ts's version 4.
+		apply: async db => {
+			await db
+				.collection("comments")
+				.createIndex({ author_id: 1, created_time: 1, _id: 1 }, { name: "comments_by_author" });
+		},
+	},
 ];
 
 /** The domain's collections. */

@@ -202,6 +202,21 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	 * finds it from then on), then its tags, recipients, activities and comments, which a second call finishes even when
 	 * the post is gone. Whether the post was there.
 	 */
+	async postsBy(authorId: string, limit: number): Promise<PostRow[]> {
+		const docs = await this.c.posts
+			.find({ author_id: authorId })
+			.sort({ created_time: 1, _id: 1 })
+			.limit(limit)
+			.toArray();
+		return docs.map(toPost);
+	}
+
+	/** The entries first: a timeline state without entries is rebuilt at its next read, never wrong. */
+	async forgetTimeline(ownerId: string): Promise<void> {
+		await this.c.timelineEntries.deleteMany({ owner_id: ownerId });
+		await this.c.timelines.deleteOne({ _id: ownerId });
+	}
+
 	async deletePost(post: PostRow, timelineOwners: readonly string[]): Promise<boolean> {
 		if (timelineOwners.length)
 			await this.c.timelineEntries.deleteMany({
@@ -254,6 +269,10 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 		return (await pageOfList(this.c.comments, page, { post_id: postId }, { time: "content_created_time" })).map(
 			toComment,
 		);
+	}
+
+	async commentsBy(authorId: string, page: Page): Promise<CommentRow[]> {
+		return (await pageOfList(this.c.comments, page, { author_id: authorId }, { time: "created_time" })).map(toComment);
 	}
 
 	/**

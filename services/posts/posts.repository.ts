@@ -231,6 +231,23 @@ export class PostsRepository {
 	 * A post and everything of it, in one transaction: its entries in these owners' timelines (found by their key, the
 	 * post's time and id), its tags, recipients, activities and comments. Whether the post was there.
 	 */
+	/** The oldest `limit` posts of an author, private or not (a deleted account's, removed a page at a time). */
+	async postsBy(authorId: string, limit: number): Promise<PostRow[]> {
+		const rows = await this.db.all(
+			`SELECT ${postColumns} FROM posts p WHERE p.author_id = $1 ORDER BY p.created_time, p.id LIMIT $2`,
+			[authorId, limit],
+		);
+		return rows.map(postFromRow);
+	}
+
+	/** A deleted account's own home timeline: its entries and its state. */
+	async forgetTimeline(ownerId: string): Promise<void> {
+		await this.db.transaction(async tx => {
+			await tx.run("DELETE FROM timeline_entries WHERE owner_id = $1", [ownerId]);
+			await tx.run("DELETE FROM timelines WHERE owner_id = $1", [ownerId]);
+		});
+	}
+
 	async deletePost(post: PostRow, timelineOwners: readonly string[]): Promise<boolean> {
 		return this.db.transaction(async tx => {
 			if (timelineOwners.length) {
@@ -286,6 +303,18 @@ export class PostsRepository {
 			tiebreak: "id",
 		};
 		return (await pageOf<CommentRow>(this.db, list, postId, page)).map(present);
+	}
+
+	/** A page of one author's comments, oldest first; the cursor is a comment's Id. */
+	async commentsBy(authorId: string, page: Page): Promise<CommentRow[]> {
+		const list = {
+			table: "comments",
+			columns: commentColumns,
+			owner: "author_id",
+			time: "created_time",
+			tiebreak: "id",
+		};
+		return (await pageOf<CommentRow>(this.db, list, authorId, page)).map(present);
 	}
 
 	/** A page of a post's activities, in the order they happened; the cursor is an activity's Id. */

@@ -88,4 +88,10 @@ export const postsMigrations: Migration[] = [
 			"CREATE INDEX posts_by_context ON posts (context_id, created_time, id, is_private, expires_at)",
 		],
 	},
+	{
+		version: 4,
+		description: "one author's comments in time order",
+		// What an export of one's data reads (posts.commentsBy).
+		statements: () => ["CREATE INDEX comments_by_author ON comments (author_id, created_time, id)"],
+	},
 ];

@@ -5,6 +5,7 @@ import { periodicMixin } from "../../shared/persistence/periodic.mixin";
 import { newOrderedGuid } from "../../shared/wire/guid";
 import { failures } from "../../shared/errors";
 import { displayName } from "../../shared/profiles";
+import { callerOf } from "../../shared/caller";
 import { audienceOf } from "../../shared/audience";
 import { readerOf } from "./reader";
 import { Reader } from "./posts.sql";
@@ -32,6 +33,7 @@ import {
 	tagAdded,
 } from "./posts.changes";
 import { editedBy, listedBy, postEditOf } from "./post-edits";
+import { forgetAuthor } from "./forget-user";
 import { changed } from "../../shared/changes/changes";
 import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";
@@ -310,6 +312,32 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				async handler(ctx: Context<{ postId: string }>) {
 					await this.authoredPost(ctx, ctx.params.postId);
 					return true;
+				},
+			},
+
+			/**
+			 * Internal: a page of the caller's own comments, oldest first, as FindComment answers them (an export's Comments).
+			 * All of them, on posts the caller no longer sees too: one's own words are one's own data.
+			 */
+			commentsBy: {
+				visibility: "public",
+				callers: ["exports"],
+				async handler(ctx: Context<{ Offset?: number; Limit?: number }>) {
+					const me = callerOf(ctx)?.userId;
+					if (!me) throw failures.forbidden("Comments are listed for their author: the administrator's key has none");
+					const page = { Offset: Math.max(0, ctx.params.Offset ?? 0), Limit: Math.min(1000, ctx.params.Limit ?? 50) };
+					const rows = await this.repo.commentsBy(me, page);
+					const names = await RecordNames.of(ctx, [me], []);
+					return rows.map(c => names.comment(c));
+				},
+			},
+
+			/** Internal: removes what the posts domain holds of a deleted account (see forget-user.ts). */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					return forgetAuthor(ctx, this.repo, ctx.params.userId, config.timelinePushLimit);
 				},
 			},
 

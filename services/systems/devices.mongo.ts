@@ -90,6 +90,10 @@ export class MongoDevicesRepository implements RepositoryContract<DevicesReposit
 		return doc ? toDevice(doc) : undefined;
 	}
 
+	async removeAllOf(userId: string): Promise<number> {
+		return (await this.devices.deleteMany({ user_id: userId })).deletedCount;
+	}
+
 	/** Inserts a device: false when its Id, or its user and token, are there already. */
 	private async insert(doc: DeviceDocument): Promise<boolean> {
 		return this.store.insertOnce(this.devices, doc);

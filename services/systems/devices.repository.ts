@@ -80,4 +80,9 @@ export class DevicesRepository {
 		);
 		return row && present(row);
 	}
+
+	/** Removes every device of a user (an account deleted): how many there were. */
+	async removeAllOf(userId: string): Promise<number> {
+		return this.db.run("DELETE FROM user_devices WHERE user_id = $1", [userId]);
+	}
 }

@@ -1,4 +1,4 @@
-import { ServiceSchema } from "moleculer";
+import { Context, ServiceSchema } from "moleculer";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
@@ -44,6 +44,18 @@ export function devicesService(config: PlazaConfig): ServiceSchema {
 				await changed(ctx, { domain: "devices" });
 				return device;
 			}),
+
+			/** Internal: removes every device of a deleted account; again, or with nothing left, is fine. */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					const removed = await this.repo.removeAllOf(ctx.params.userId);
+					// Stated even when nothing was left: a first call cut off before stating may have removed it.
+					await changed(ctx, { domain: "devices" });
+					return removed;
+				},
+			},
 		},
 	});
 }

@@ -99,4 +99,22 @@ export class MongoMediaRepository implements RepositoryContract<MediaRepository>
 			toMedia,
 		);
 	}
+
+	/** Only the records found are removed, so that the caller removes the blob of every one of them. */
+	async removeAllOf(userId: string): Promise<string[]> {
+		const found = await this.media
+			.find(
+				{
+					$or: [
+						{ user_id: userId, kind: "Avatar" },
+						{ owner_id: userId, kind: "Picture" },
+					],
+				},
+				{ projection: { _id: 1 } },
+			)
+			.toArray();
+		const ids = found.map(doc => doc._id);
+		if (ids.length) await this.media.deleteMany({ _id: { $in: ids } });
+		return ids;
+	}
 }

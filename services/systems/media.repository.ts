@@ -77,4 +77,14 @@ export class MediaRepository {
 		};
 		return (await pageOf<MediaRow>(this.db, list, ownerId, page)).map(present);
 	}
+
+	/** Removes a user's avatars and the pictures they own (an account deleted): the ids of the records removed. */
+	async removeAllOf(userId: string): Promise<string[]> {
+		const rows = await this.db.all<{ id: string }>(
+			`DELETE FROM media_records WHERE (kind = 'Avatar' AND user_id = $1) OR (kind = 'Picture' AND owner_id = $1)
+			 RETURNING id`,
+			[userId],
+		);
+		return rows.map(row => row.id);
+	}
 }

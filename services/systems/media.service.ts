@@ -117,6 +117,24 @@ export function mediaService(config: PlazaConfig): ServiceSchema {
 				if (media.PostId) await ctx.call("posts.checkVisible", { postId: media.PostId });
 				return this.content(media);
 			}),
+
+			/**
+			 * Internal: removes a deleted account's avatars and the pictures it owns, records then bytes, so that no record
+			 * is left pointing at nothing; again, or with nothing left, is fine.
+			 */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					const ids = await this.repo.removeAllOf(ctx.params.userId);
+					// Bytes a crash or failure leaves here are named by no record: garbage, never served.
+					for (const id of ids)
+						await this.blobs.remove(id).catch((err: unknown) => this.logger.warn(`The bytes of ${id} were left:`, err));
+					// Stated even when nothing was left: a first call cut off before stating may have removed it.
+					await changed(ctx, { domain: "media" });
+					return ids.length;
+				},
+			},
 		},
 
 		methods: {

@@ -171,4 +171,8 @@ export class MongoReservationsRepository implements RepositoryContract<Reservati
 		};
 		return (await this.reservations.updateOne(heldBy(id, attemptId), reopen)).matchedCount > 0;
 	}
+
+	async removeOpenOf(invitedBy: string): Promise<number> {
+		return (await this.reservations.deleteMany({ invited_by: invitedBy, conversion_state: "open" })).deletedCount;
+	}
 }

@@ -145,4 +145,14 @@ export class ReservationsRepository {
 			)) > 0
 		);
 	}
+
+	/**
+	 * Removes the open reservations a user made (an account deleted): how many. Converted ones stay, and so do pending
+	 * ones, whose conversion must finish or be undone first.
+	 */
+	async removeOpenOf(invitedBy: string): Promise<number> {
+		return this.db.run("DELETE FROM user_reservations WHERE invited_by = $1 AND conversion_state = 'open'", [
+			invitedBy,
+		]);
+	}
 }

@@ -98,6 +98,18 @@ export function reservationsService(config: PlazaConfig): ServiceSchema {
 			...implement(systemsOperations.ConvertFromReservation, async function (ctx) {
 				return this.conversion.run(ctx);
 			}),
+
+			/** Internal: removes the open reservations a deleted account made; again, or with none left, is fine. */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					const removed = await this.repo.removeOpenOf(ctx.params.userId);
+					// Stated even when nothing was left: a first call cut off before stating may have removed it.
+					await changed(ctx, { domain: "reservations" });
+					return removed;
+				},
+			},
 		},
 
 		methods: {

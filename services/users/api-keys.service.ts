@@ -94,6 +94,19 @@ export function apiKeysService(config: PlazaConfig): ServiceSchema {
 				return this.remove(ctx, ctx.params.Id, undefined);
 			}),
 
+			/** Internal: removes a deleted account's keys; they stop working on every gateway at once. */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>): Promise<number> {
+					const hashes = await this.repo.hashesOf(ctx.params.userId);
+					const keys = await this.repo.page({ userId: ctx.params.userId }, 0, Math.max(1, hashes.length));
+					for (const key of keys) await this.repo.remove(key.Id);
+					await changed(ctx, ...hashes.map(apiKeyChanged));
+					return keys.length;
+				},
+			},
+
 			/** Internal: the hashes of a user's keys, which a change to the user drops on every gateway. */
 			hashesOf: {
 				visibility: "public",

@@ -132,10 +132,12 @@ function updateOf(changes: UserChanges, now: number): UpdateFilter<UserDocument>
 export class MongoUsersRepository implements RepositoryContract<UsersRepository> {
 	private readonly users: Collection<UserDocument>;
 	private readonly nonces: Collection<NonceDocument>;
+	private readonly deletions: Collection<{ _id: string; attempted_time: number }>;
 
 	constructor(private readonly store: MongoStore) {
 		this.users = store.collection<UserDocument>("users");
 		this.nonces = store.collection<NonceDocument>("digest_nonces");
+		this.deletions = store.collection<{ _id: string; attempted_time: number }>("account_deletions");
 	}
 
 	async create(user: NewUser): Promise<UserRow> {
@@ -192,6 +194,31 @@ export class MongoUsersRepository implements RepositoryContract<UsersRepository>
 
 	async remove(id: string): Promise<boolean> {
 		return (await this.users.deleteOne({ _id: id })).deletedCount > 0;
+	}
+
+	/** The record first: a crash after it leaves a deletion the sweep finishes (users.repository.ts, beginDeletion). */
+	async beginDeletion(id: string, now: number): Promise<boolean> {
+		if (!(await this.users.findOne({ _id: id }, { projection: { _id: 1 } }))) return false;
+		await this.deletions.updateOne({ _id: id }, { $set: { attempted_time: now } }, { upsert: true });
+		const marked = await this.users.updateOne(
+			{ _id: id },
+			{ $unset: { password_hash: "", digest_ha1: "" }, $set: { cloaked: true, updated_time: now } },
+		);
+		return marked.matchedCount > 0;
+	}
+
+	async deletionsBefore(time: number): Promise<string[]> {
+		return (await this.deletions.find({ attempted_time: { $lt: time } }).toArray()).map(doc => doc._id);
+	}
+
+	async touchDeletion(id: string, now: number): Promise<void> {
+		await this.deletions.updateOne({ _id: id }, { $set: { attempted_time: now } });
+	}
+
+	/** The account, then its record: a crash between leaves a record whose next run finds nothing left to remove. */
+	async finishDeletion(id: string): Promise<void> {
+		await this.users.deleteOne({ _id: id });
+		await this.deletions.deleteOne({ _id: id });
 	}
 
 	async account(login: string): Promise<AccountRow | undefined> {

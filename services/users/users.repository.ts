@@ -260,6 +260,46 @@ export class UsersRepository {
 	}
 
 	/**
+	 * Starts deleting an account, in one transaction: no password signs in to it any more, it leaves other users'
+	 * lists, and it is recorded as under way. False when there is no such user.
+	 */
+	async beginDeletion(id: string, now: number): Promise<boolean> {
+		return this.db.transaction(async tx => {
+			const marked = await tx.run(
+				"UPDATE users SET password_hash = NULL, digest_ha1 = NULL, cloaked = 1, updated_time = $2 WHERE id = $1",
+				[id, now],
+			);
+			if (marked === 0) return false;
+			await tx.run(
+				"INSERT INTO account_deletions (user_id, attempted_time) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE SET attempted_time = $2",
+				[id, now],
+			);
+			return true;
+		});
+	}
+
+	/** Deletions under way last attempted before `time` (a deletion cut off, or whose domains were out of reach). */
+	async deletionsBefore(time: number): Promise<string[]> {
+		const rows = await this.db.all<{ id: string }>(
+			"SELECT user_id AS id FROM account_deletions WHERE attempted_time < $1",
+			[time],
+		);
+		return rows.map(row => row.id);
+	}
+
+	async touchDeletion(id: string, now: number): Promise<void> {
+		await this.db.run("UPDATE account_deletions SET attempted_time = $2 WHERE user_id = $1", [id, now]);
+	}
+
+	/** Ends a deletion whose every domain has forgotten the user: the account, then its record, in one transaction. */
+	async finishDeletion(id: string): Promise<void> {
+		await this.db.transaction(async tx => {
+			await tx.run("DELETE FROM users WHERE id = $1", [id]);
+			await tx.run("DELETE FROM account_deletions WHERE user_id = $1", [id]);
+		});
+	}
+
+	/**
 	 * The account whose user name, or else e-mail address, is `login` (any case), with its credentials.
 	 * A login with "@" is an e-mail address first: user names have none now, and an older one that has
 	 * cannot take over the sign-in of the address's owner.

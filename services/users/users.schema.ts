@@ -39,4 +39,12 @@ export const usersMigrations: Migration[] = [
 			"CREATE INDEX digest_nonces_by_first_use ON digest_nonces (first_used)",
 		],
 	},
+	{
+		version: 3,
+		description: "account deletions under way",
+		statements: () => [
+			// An account being deleted: its sweep finishes what a cut-off deletion left in the other domains.
+			"CREATE TABLE account_deletions (user_id TEXT PRIMARY KEY, attempted_time BIGINT NOT NULL)",
+		],
+	},
 ];

@@ -1,4 +1,6 @@
 import { Context, ServiceSchema } from "moleculer";
+import { periodicMixin } from "../../shared/persistence/periodic.mixin";
+import { AccountDeletions } from "./account-deletions";
 import { PlazaConfig } from "../../shared/config";
 import { repositoryMixin, RepositoryContract, WithRepository } from "../../shared/persistence/repository.mixin";
 import { MongoUsersRepository, usersMongoMigrations } from "./users.mongo";
@@ -54,7 +56,12 @@ interface UsersMethods {
 	withGraph(ctx: Context, users: UserRow[]): Promise<Record<string, unknown>[]>;
 	updateProfile(ctx: Context, id: string, changes: ProfileUpdate): Promise<UserRow>;
 	apiKeysOf(ctx: Context, userId: string): Promise<string[]>;
-	checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined): Promise<void>;
+	checkCurrentPassword(
+		ctx: Context<unknown, SessionMeta>,
+		id: string,
+		current: string | undefined,
+		field?: string,
+	): Promise<void>;
 	rehash(account: AccountRow, password: string): Promise<void>;
 	createAccount(ctx: Context, fields: AccountInput): Promise<UserRow>;
 	checkVenue(ctx: Context, venueId: string): Promise<void>;
@@ -68,6 +75,7 @@ interface UsersMethods {
 interface UsersVars extends WithRepository<RepositoryContract<UsersRepository>> {
 	limits: SignInLimits;
 	verified: VerifiedCredentials;
+	deletions: AccountDeletions;
 }
 
 const { implement, define } = typedService<UsersMethods, UsersVars>();
@@ -94,12 +102,25 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 				mongo: { migrations: usersMongoMigrations, create: store => new MongoUsersRepository(store) },
 				legacy: usersLegacy,
 			}),
+			periodicMixin<unknown, { deletions: AccountDeletions }>(
+				config.accountDeletionSweepSeconds * 1000,
+				"Finishing account deletions",
+				async (_repo, service) => {
+					// A call of this service, as the domains' forgetUser actions take only their known callers.
+					const ctx = Context.create(service.broker);
+					ctx.service = service;
+					ctx.meta = {};
+					// One not attempted for a whole period was cut off (or waits for a domain): taken up again.
+					await service.deletions.sweep(ctx, config.accountDeletionSweepSeconds * 1000);
+				},
+			),
 		],
 
 		created() {
 			// Half the call's time for the password hash to start and finish; the rest for the account's records.
 			limitHashWait(config.cluster.requestTimeoutMs / 2);
 			this.limits = new SignInLimits(config.auth, (details, message) => this.logger.warn(details, message));
+			this.deletions = new AccountDeletions(this.repo, this.logger);
 		},
 
 		started() {
@@ -177,6 +198,13 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					},
 				);
 				return { ...response, ...session };
+			}),
+
+			...implement(accountsOperations.DeleteAccount, async function (ctx) {
+				const { Id, Password } = ctx.params;
+				// Proven with the password, as a password change is (a borrowed session is not enough); not for admins.
+				await this.checkCurrentPassword(ctx, Id, Password || undefined, "Password");
+				return { UserId: Id, Status: await this.deletions.run(ctx, Id) };
 			}),
 
 			/** Internal: hides a user from other users' lists, as an administrator acting on a report does. */
@@ -317,10 +345,14 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 			 * an admin needs not. The proof is a sign-in attempt, under the same limits: a borrowed session is no
 			 * oracle for guessing the password.
 			 */
-			async checkCurrentPassword(ctx: Context<unknown, SessionMeta>, id: string, current: string | undefined) {
+			async checkCurrentPassword(
+				ctx: Context<unknown, SessionMeta>,
+				id: string,
+				current: string | undefined,
+				field: string = "CurrentPassword",
+			) {
 				if (isAdmin(callerOf(ctx))) return;
-				if (!current)
-					throw failures.field("CurrentPassword", "NotEmpty", "CurrentPassword is required to change the password");
+				if (!current) throw failures.field(field, "NotEmpty", `${field} is required to do this`);
 				const account = await this.repo.accountById(id);
 				if (!account) throw failures.notFound(`User ${id}`);
 				try {
@@ -331,7 +363,7 @@ export function usersService(config: PlazaConfig): ServiceSchema {
 					);
 				} catch (err) {
 					if ((err as { code?: number }).code !== 401) throw err;
-					throw failures.field("CurrentPassword", "InvalidValue", "CurrentPassword is not the current password");
+					throw failures.field(field, "InvalidValue", `${field} is not the current password`);
 				}
 			},
 

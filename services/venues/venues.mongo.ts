@@ -141,6 +141,10 @@ export class MongoVenuesRepository implements RepositoryContract<VenuesRepositor
 		return (await this.memberships.deleteOne({ _id: memberKey(venueId, userId) })).deletedCount > 0;
 	}
 
+	async forgetUser(userId: string): Promise<number> {
+		return (await this.memberships.deleteMany({ user_id: userId })).deletedCount;
+	}
+
 	async members(venueId: string, page: Page): Promise<VenueMemberRow[]> {
 		return (
 			await pageOfList(

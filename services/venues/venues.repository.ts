@@ -99,6 +99,11 @@ export class VenuesRepository {
 		return (await this.db.run("DELETE FROM venue_members WHERE venue_id = $1 AND user_id = $2", [venueId, userId])) > 0;
 	}
 
+	/** Ends every membership of a user (deleting an account; the venues they own stay): how many. */
+	async forgetUser(userId: string): Promise<number> {
+		return this.db.run("DELETE FROM venue_members WHERE user_id = $1", [userId]);
+	}
+
 	/** A page of a venue's members, in the order they joined; the cursor is a member's UserId. */
 	async members(venueId: string, page: Page): Promise<VenueMemberRow[]> {
 		const list = {

@@ -120,6 +120,20 @@ export function venuesService(config: PlazaConfig): ServiceSchema {
 					return left;
 				},
 			},
+
+			/**
+			 * Internal: ends every venue membership of a user (deleting an account; the venues they own stay). Idempotent;
+			 * the number of memberships removed.
+			 */
+			forgetUser: {
+				visibility: "public",
+				callers: ["users"],
+				async handler(ctx: Context<{ userId: string }>) {
+					const removed = await this.repo.forgetUser(ctx.params.userId);
+					await changed(ctx, { domain: "venues" });
+					return removed;
+				},
+			},
 		},
 
 		methods: {

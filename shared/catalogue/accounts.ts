@@ -1,7 +1,13 @@
 import { operations, route } from "./operation";
 import { newPassword, text, textList, userName } from "./fields";
 import { w } from "../wire/schema";
-import { AuthResponse, GetAccessTokenResponse, JsonWebKeySet, RegistrationResponse } from "../records/accounts";
+import {
+	AccountDeletion,
+	AuthResponse,
+	GetAccessTokenResponse,
+	JsonWebKeySet,
+	RegistrationResponse,
+} from "../records/accounts";
 import { profile } from "./users";
 
 export const accountsOperations = operations({
@@ -75,5 +81,16 @@ export const accountsOperations = operations({
 		response: JsonWebKeySet,
 		access: "public",
 		reads: true,
+	},
+	DeleteAccount: {
+		summary:
+			"Delete one's account (with one's Password) or any (administrators): sessions, tokens and keys end at once; " +
+			"posts, comments, connections, memberships, subscriptions, devices and media go",
+		action: "users.deleteAccount",
+		routes: [route("DELETE /Users/:Id"), route("POST /Users/:Id/Delete")],
+		request: w.object({ Id: w.guid().required(), Password: w.string().max(200).allow("") }),
+		response: AccountDeletion,
+		access: "user",
+		actors: ["Id"],
 	},
 });

@@ -8,6 +8,7 @@ import { systemsOperations } from "./systems";
 import { descriptionOperations } from "./description";
 import { apiKeysOperations } from "./api-keys";
 import { reportsOperations } from "./reports";
+import { exportsOperations } from "./exports";
 
 export * from "./operation";
 export {
@@ -20,6 +21,7 @@ export {
 	descriptionOperations,
 	apiKeysOperations,
 	reportsOperations,
+	exportsOperations,
 };
 
 /** The operations by the part of the API they belong to: a scope names the part (see scopeOf). */
@@ -33,6 +35,7 @@ const parts: Record<string, Record<string, Operation>> = {
 	description: descriptionOperations,
 	apikeys: apiKeysOperations,
 	reports: reportsOperations,
+	exports: exportsOperations,
 };
 
 /**

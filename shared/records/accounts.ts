@@ -52,3 +52,10 @@ export const JsonWebKey = record("JsonWebKey", {
 
 /** RFC 7517's key set, as `/.well-known/jwks.json` publishes it. */
 export const JsonWebKeySet = record("JsonWebKeySet", { keys: w.array().items(JsonWebKey) });
+
+/** Where an account's deletion stands: Done, or Pending (a domain was out of reach; the sweep finishes it). */
+export const AccountDeletion = record("AccountDeletion", {
+	UserId: w.guid(),
+	Status: w.string(),
+	ResponseStatus: ResponseStatus,
+});

@@ -7,6 +7,7 @@ import { TestPlaza } from "./plaza";
 const tables: Record<string, string[]> = {
 	users: ["users"],
 	sessions: ["sessions"],
+	exports: ["data_exports"],
 	graph: ["connections", "networks", "network_members", "subscriptions"],
 	posts: ["posts", "post_tags", "post_recipients", "post_activities", "comments"],
 	venues: ["venues", "venue_members"],

@@ -37,6 +37,8 @@ export interface Row {
 	adminKey?: 403;
 	/** Refused to the owner's API key: what only a person (session, password, token) may do. */
 	keyRefused?: true;
+	/** The owner's credentials refused too: the request names another user (one the owner cannot delete). */
+	othersRecord?: true;
 }
 
 /** The smallest GIF the media service takes (it checks the signature): a picture without a decoder's cost. */
@@ -277,6 +279,11 @@ export const rows: Record<string, Row> = {
 		},
 	},
 	AuditLog: { params: async () => ({}) },
+	DeleteAccount: {
+		// A fresh user each cell (a deletion is for good); only an admin may delete another's account.
+		params: async w => ({ Id: await freshUser(w) }),
+		othersRecord: true,
+	},
 	GetAccessToken: {
 		params: async w => {
 			const signIn = { UserName: w.owner.userName, Password: w.owner.password };
@@ -305,6 +312,25 @@ export const rows: Record<string, Row> = {
 	AdminCreateApiKey: { params: async w => ({ UserId: w.owner.userId, Scopes: ["posts:read"] }) },
 	AdminUpdateApiKey: { params: async w => ({ Id: await ownersKey(w), Reset: ["Notes"] }) },
 	AdminDeleteApiKey: { params: async w => ({ Id: await ownersKey(w) }) },
+
+	// Exports are their owner's alone: the admin's key has no user to export, nor may it read a user's archive.
+	CreateDataExport: { params: async () => ({}), adminKey: 403 },
+	FindDataExport: {
+		params: async w => ({ Id: (await ok(w.owner.http("POST", "/exports", {}))).Id }),
+		ownedBy: { record: "a data export", stranger: 404 },
+		adminKey: 403,
+	},
+	DataExportFile: {
+		// The owner's export once Ready: until then its file is 404 to the owner too.
+		params: async w => {
+			const { Id } = await ok(w.owner.http("POST", "/exports", {}));
+			for (let wait = 0; wait < 500 && (await ok(w.owner.http("GET", `/exports/${Id}`))).Status !== "Ready"; wait++)
+				await new Promise(resolve => setTimeout(resolve, 20));
+			return { Id };
+		},
+		ownedBy: { record: "a data export", stranger: 404 },
+		adminKey: 403,
+	},
 };
 
 /** A new public post of the owner's. */

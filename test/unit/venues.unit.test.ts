@@ -95,4 +95,21 @@ describe("venues actions on a bare broker", () => {
 		);
 		expect(listed.map(v => v.Name)).toContain("Studio");
 	});
+
+	test("forgetUser ends every membership of a user, once; the venues they own stay, with their members", async () => {
+		const owned = await createVenue("Kept");
+		await broker.call("venues.addMember", { VenueId: owned.Id, UserId: bob }, as(ann));
+		const venuesOfAnn = await broker.call<unknown[], { UserId: string; Offset: number; Limit: number }>(
+			"venues.ofUser",
+			{ UserId: ann, Offset: 0, Limit: 100 },
+		);
+		// The caller the internal-callers middleware checks, where a broker installs it.
+		const forget = () =>
+			broker.call<number, { userId: string }>("venues.forgetUser", { userId: ann }, { caller: "users" });
+		expect(await forget()).toBe(venuesOfAnn.length);
+		expect(await broker.call("venues.isMember", { venueId: owned.Id, userId: ann })).toBe(false);
+		expect(await broker.call("venues.isMember", { venueId: owned.Id, userId: bob })).toBe(true);
+		expect(await broker.call("venues.find", { Id: owned.Id })).toEqual(owned);
+		expect(await forget()).toBe(0);
+	});
 });
