@@ -251,5 +251,23 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 				`work item ${w.ref}`,
 			);
 	}
+
+	// Account deletions: acknowledged ones end gone (the sweep finishes one left pending or cut off: the checks wait
+	// for it), cut-off ones too, or untouched; never an account without its post, nor one marked and left so.
+	const stateOf = async (d: CrashLedger["deletions"][number]) => {
+		const [user, post] = [await api.send("GET", `/Users/${d.userId}`), await api.send("GET", `/Posts/${d.postId}`)];
+		if (user.status === 404 && post.status === 404) return "gone";
+		if (user.status === 200 && post.status === 200 && user.body.Cloaked !== true) return "untouched";
+		return `under way (user ${user.status}, post ${post.status})`;
+	};
+	for (const d of ledger.deletions) {
+		let state = await stateOf(d);
+		for (const deadline = Date.now() + 20_000; state.startsWith("under way") && Date.now() < deadline;) {
+			await new Promise(resolve => setTimeout(resolve, 500));
+			state = await stateOf(d);
+		}
+		if (d.acked) acked(state === "gone", `deletion of ${d.userId} (${state})`);
+		else cut(state === "gone" ? "whole" : state === "untouched" ? "absent" : "broken", `deletion of ${d.userId}`);
+	}
 	return verdict;
 }

@@ -34,6 +34,8 @@ const common = {
 	LOG_LEVEL: "error",
 	// A conversion cut off midway is taken over after 2 × this (its lease): the checks wait that long.
 	REQUEST_TIMEOUT_MS: "3000",
+	// An account deletion cut off is finished by the sweep within two of these after the restart.
+	ACCOUNT_DELETION_SWEEP_SECONDS: "1",
 };
 
 async function sigkill(proc: RunningProcess): Promise<void> {

@@ -29,6 +29,8 @@ export interface CrashLedger {
 	conversions: Array<{ reservation: string; userName: string; userId?: string }>;
 	media: Array<{ kind: "avatar" | "picture"; owner: string; sha: string; id?: string }>;
 	workItems: Array<{ ref: string; id?: string }>;
+	/** Accounts deleted (by an admin), each with a post of its own: acknowledged means gone, post and all. */
+	deletions: Array<{ userId: string; postId: string; acked: boolean }>;
 }
 
 export const crashPassword = "crash passphrase";
@@ -44,6 +46,7 @@ export function emptyLedger(): CrashLedger {
 		conversions: [],
 		media: [],
 		workItems: [],
+		deletions: [],
 	};
 }
 
@@ -225,6 +228,15 @@ const steps: Step[] = [
 			IsMappingRequired: true,
 		});
 		if (r.status === 200) entry.id = r.body.Id;
+	},
+	async (api, f, ledger, { cycle, w, i }) => {
+		const user = await api.send("POST", "/Users", { FirstName: "Leaving", LastName: `${f.tag}-${cycle}-${w}-${i}` });
+		if (user.status !== 200) return;
+		const post = await api.send("POST", "/Posts", { AuthorId: user.body.Id, Content: `last words ${f.tag}` });
+		if (post.status !== 200) return;
+		const entry = { userId: String(user.body.Id), postId: String(post.body.Id), acked: false };
+		ledger.deletions.push(entry);
+		entry.acked = (await api.send("DELETE", `/Users/${entry.userId}`, {})).status === 200;
 	},
 ];
 
