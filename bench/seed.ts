@@ -12,7 +12,7 @@ import { GraphRepository } from "../services/graph/graph.repository";
 import { graphMigrations } from "../services/graph/graph.schema";
 import { PostsRepository } from "../services/posts/posts.repository";
 import { postsMigrations } from "../services/posts/posts.schema";
-import { NewRecipient, PostRow, TagRow } from "../services/posts/posts.rows";
+import { NewRecipient, newTagRows, PostRow } from "../services/posts/posts.rows";
 import { parseArgs, SeedManifest } from "./manifest";
 import { each } from "./api";
 import { random } from "./random";
@@ -134,14 +134,7 @@ async function main(): Promise<void> {
 			...(i % 5 === 0 ? [commonTag] : []),
 			...(i % 10_000 === 7 ? [rareTag] : []),
 		];
-		const tags: TagRow[] = values.map(Value => ({
-			Id: newOrderedGuid(now),
-			PostId: post.Id,
-			TagType: 0,
-			Value,
-			CreatedTime: now,
-			UpdatedTime: now,
-		}));
+		const tags = newTagRows(post.Id, values, now);
 		const recipients: NewRecipient[] = isPrivate
 			? [
 					{ id: pick(userIds), type: "User" },

@@ -4,7 +4,13 @@ import { mongoAnchorOf, withAnchor } from "../../shared/persistence/mongo/paging
 import { Page } from "../../shared/persistence/sql/paging";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { newGuid } from "../../shared/wire/guid";
-import { ConnectionRow, ConnectionSide, ConnectionsRepository, ForgottenConnections } from "./connections.repository";
+import {
+	ConnectionRow,
+	ConnectionSide,
+	ConnectionsRepository,
+	ForgottenConnections,
+	newPair,
+} from "./connections.repository";
 
 /** One side of a connection, as the pair document holds it. */
 interface SideFields {
@@ -85,20 +91,7 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 		isFavorite: boolean,
 		now: number,
 	): Promise<[ConnectionRow, ConnectionRow] | undefined> {
-		const mine: ConnectionSide = {
-			Id: newGuid(),
-			OwnerId: ownerId,
-			UserId: userId,
-			IsFavorite: isFavorite,
-			CreatedTime: now,
-		};
-		const theirs: ConnectionSide = {
-			Id: newGuid(),
-			OwnerId: userId,
-			UserId: ownerId,
-			IsFavorite: false,
-			CreatedTime: now,
-		};
+		const [mine, theirs] = newPair(ownerId, userId, isFavorite, now);
 		if (!(await this.store.insertOnce(this.pairs, pairOf(mine, theirs)))) return undefined;
 		return [toConnection(fieldsOf(mine)), toConnection(fieldsOf(theirs))];
 	}

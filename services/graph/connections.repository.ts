@@ -34,6 +34,23 @@ async function insertSide(db: SqlExecutor, side: ConnectionSide): Promise<boolea
 	return !!inserted;
 }
 
+/** A new connection's two sides: the owner's (favourite or not), and the other user's. */
+export function newPair(
+	ownerId: string,
+	userId: string,
+	isFavorite: boolean,
+	now: number,
+): [ConnectionSide, ConnectionSide] {
+	const side = (owner: string, user: string, favorite: boolean): ConnectionSide => ({
+		Id: newGuid(),
+		OwnerId: owner,
+		UserId: user,
+		IsFavorite: favorite,
+		CreatedTime: now,
+	});
+	return [side(ownerId, userId, isFavorite), side(userId, ownerId, false)];
+}
+
 /** Connections: mutual, one row per side, a side unique by (owner, user); both sides written and removed together. */
 export class ConnectionsRepository {
 	constructor(private readonly db: SqlDatabase) {}
@@ -49,20 +66,7 @@ export class ConnectionsRepository {
 		isFavorite: boolean,
 		now: number,
 	): Promise<[ConnectionRow, ConnectionRow] | undefined> {
-		const mine: ConnectionSide = {
-			Id: newGuid(),
-			OwnerId: ownerId,
-			UserId: userId,
-			IsFavorite: isFavorite,
-			CreatedTime: now,
-		};
-		const theirs: ConnectionSide = {
-			Id: newGuid(),
-			OwnerId: userId,
-			UserId: ownerId,
-			IsFavorite: false,
-			CreatedTime: now,
-		};
+		const [mine, theirs] = newPair(ownerId, userId, isFavorite, now);
 		return this.db.transaction(async tx => {
 			// The lower owner's side first, whoever asks: A→B and B→A at once wait on one key rather than deadlock.
 			const ordered = ownerId < userId ? [mine, theirs] : [theirs, mine];

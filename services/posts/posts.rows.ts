@@ -1,4 +1,5 @@
 import { fromJson, present } from "../../shared/persistence/sql/rows";
+import { newOrderedGuid } from "../../shared/wire/guid";
 
 /** A post's own fields, as its record names them. */
 export interface PostRow {
@@ -25,6 +26,18 @@ export interface PostEdit {
 	Url?: string | null;
 	ContentKey?: string | null;
 	ContentParameters?: string | null;
+}
+
+/** A new post's tags, one per value, in its order (made as CreatePost makes them; the seed does the same). */
+export function newTagRows(postId: string, values: readonly string[], now: number): TagRow[] {
+	return values.map(Value => ({
+		Id: newOrderedGuid(now),
+		PostId: postId,
+		TagType: 0,
+		Value,
+		CreatedTime: now,
+		UpdatedTime: now,
+	}));
 }
 
 export interface TagRow {

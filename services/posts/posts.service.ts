@@ -35,7 +35,7 @@ import {
 import { editedBy, listedBy, postEditOf } from "./post-edits";
 import { forgetAuthor } from "./forget-user";
 import { changed } from "../../shared/changes/changes";
-import { CommentRow, NewRecipient, ParticipantType, PostRow, TagRow } from "./posts.rows";
+import { CommentRow, NewRecipient, newTagRows, ParticipantType, PostRow } from "./posts.rows";
 import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
 
@@ -109,14 +109,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				};
 				// Tags are unique per post whatever their case; the first spelling wins.
 				const values = [...new Map(Tags.map(value => [value.toLowerCase(), value])).values()];
-				const tags: TagRow[] = values.map(Value => ({
-					Id: newOrderedGuid(now),
-					PostId: post.Id,
-					TagType: 0,
-					Value,
-					CreatedTime: now,
-					UpdatedTime: now,
-				}));
+				const tags = newTagRows(post.Id, values, now);
 				await this.repo.createPost(
 					post,
 					tags,

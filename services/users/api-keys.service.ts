@@ -99,11 +99,12 @@ export function apiKeysService(config: PlazaConfig): ServiceSchema {
 				visibility: "public",
 				callers: ["users"],
 				async handler(ctx: Context<{ userId: string }>): Promise<number> {
-					const hashes = await this.repo.hashesOf(ctx.params.userId);
-					const keys = await this.repo.page({ userId: ctx.params.userId }, 0, Math.max(1, hashes.length));
-					for (const key of keys) await this.repo.remove(key.Id);
-					await changed(ctx, ...hashes.map(apiKeyChanged));
-					return keys.length;
+					const removed: string[] = [];
+					const next = () => this.repo.page({ userId: ctx.params.userId }, 0, 500);
+					for (let keys = await next(); keys.length; keys = await next())
+						for (const key of keys) if (await this.repo.remove(key.Id)) removed.push(key.KeyHash);
+					await changed(ctx, ...removed.map(apiKeyChanged));
+					return removed.length;
 				},
 			},
 
