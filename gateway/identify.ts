@@ -140,16 +140,15 @@ export class Identifier {
 	 * most 30 s; a key changed or deleted, or its user changed, is dropped on every gateway by that write.
 	 */
 	private async fromApiKey(ctx: Context, key: string): Promise<Caller> {
-		const resolved = apiKeyFormat.test(key)
-			? await cacheOf(ctx.broker, apiKeyCache).through(
-					apiKeyHashOf(key),
-					async () =>
-						(await readCall<ResolvedApiKey | null, { hash: string }>(ctx, "apiKeys.resolve", {
-							hash: apiKeyHashOf(key),
-						})) ?? undefined,
-					found => found.reusableForMs,
-				)
-			: undefined;
+		const hash = apiKeyFormat.test(key) ? apiKeyHashOf(key) : undefined;
+		const resolved =
+			hash &&
+			(await cacheOf(ctx.broker, apiKeyCache).through(
+				hash,
+				async () =>
+					(await readCall<ResolvedApiKey | null, { hash: string }>(ctx, "apiKeys.resolve", { hash })) ?? undefined,
+				found => found.reusableForMs,
+			));
 		if (!resolved) throw failures.unauthorized("The API key is not valid, or has been revoked or has expired");
 		return { ...resolved.caller, roles: [...resolved.caller.roles] };
 	}

@@ -19,8 +19,9 @@ export function checkAccess(op: Operation, caller: Caller | undefined): void {
 
 /** A credential limited to scopes (an API key's) calls only operations of those scopes, public ones included. */
 function checkScope(op: Operation, caller: Caller | undefined): void {
+	if (!caller?.scopes) return;
 	const scope = scopeOf(op);
-	if (caller?.scopes && !caller.scopes.includes(scope))
+	if (!caller.scopes.includes(scope))
 		throw failures.forbidden(
 			`This credential is limited to ${caller.scopes.join(", ") || "no scope"}; ${op.name} needs ${scope}`,
 		);
