@@ -4,6 +4,7 @@ import { catalogue, Operation } from "../shared/catalogue";
 import { Caller, CALLER_SCOPE, isAdmin } from "../shared/caller";
 import { domainGenerations } from "../shared/cache/domain-changes";
 import { onInvalidation } from "../shared/cache/node-caches";
+import { audienceCache } from "../shared/audience";
 
 /** What the gateway keeps of all answers together, in bytes. */
 const maxBytes = 64 * 1024 * 1024;
@@ -27,6 +28,7 @@ interface KnownScope {
 /** What a read started with: its key parts, and the generations it must still match to be kept. */
 export interface PendingAnswer {
 	op: Operation;
+	userId?: string;
 	callerKey: string;
 	params: string;
 	generations: string;
@@ -73,6 +75,7 @@ export class ResponseCache {
 		const domains = op.cacheResponse?.domains ?? [];
 		const pending: PendingAnswer = {
 			op,
+			userId: caller?.userId,
 			callerKey: callerKeyOf(caller),
 			params: canonical(params),
 			generations: domainGenerations(this.broker).of(domains),
@@ -101,7 +104,9 @@ export class ResponseCache {
 		if (ttl <= 0) return;
 		if (domainGenerations(this.broker).of(pending.op.cacheResponse?.domains ?? []) !== pending.generations) return;
 		const made = Object.entries(records).flatMap(([cache, keys]) => keys.map(key => `${cache}\n${key}`));
-		if (made.some(record => (this.invalidatedAt.get(record) ?? 0) > pending.heard)) return;
+		// The caller's audience (whom they hide) decided the scope too: one changed meanwhile keeps nothing.
+		const decided = pending.userId ? [...made, `${audienceCache.name}\n${pending.userId}`] : made;
+		if (decided.some(record => (this.invalidatedAt.get(record) ?? 0) > pending.heard)) return;
 		const scope = given === CALLER_SCOPE ? `${CALLER_SCOPE}:${pending.callerKey}` : given;
 		this.scopes.set(`${pending.op.name}\n${pending.callerKey}`, { scope, generations: pending.generations });
 		const key = answerKey(pending.op, scope, pending.params);
@@ -113,15 +118,24 @@ export class ResponseCache {
 		}
 	}
 
+	private forgetScopesOf(userId: string): void {
+		for (const op of keptOperations)
+			for (const admin of [false, true]) this.scopes.delete(`${op}\n${userCallerKey(userId, admin)}`);
+	}
+
 	private forget(record: string, answer: string): void {
 		const answers = this.answersOf.get(record);
 		answers?.delete(answer);
 		if (answers?.size === 0) this.answersOf.delete(record);
 	}
 
-	/** A write invalidated these records: the answers made of them go, and reads in flight will not keep theirs. */
+	/**
+	 * A write invalidated these records: the answers made of them go, and reads in flight will not keep theirs. A user's
+	 * audience (a block, a follow) also decides which answers they share: the scopes learned for them go.
+	 */
 	private drop(cache: string, keys: readonly string[]): void {
 		this.heard += 1;
+		if (cache === audienceCache.name) for (const userId of keys) this.forgetScopesOf(userId);
 		for (const key of keys) {
 			const record = `${cache}\n${key}`;
 			this.invalidatedAt.set(record, this.heard);
@@ -138,9 +152,14 @@ function answerKey(op: Operation, scope: string, params: string): string {
 
 /** Who asks, as far as scopes go: a user by id, the administrator's key, or nobody. */
 function callerKeyOf(caller: Caller | undefined): string {
-	if (caller?.userId) return `user:${caller.userId}:${isAdmin(caller) ? "admin" : ""}`;
+	if (caller?.userId) return userCallerKey(caller.userId, isAdmin(caller));
 	return caller ? "key:admin" : "anonymous";
 }
+
+const userCallerKey = (userId: string, admin: boolean) => `user:${userId}:${admin ? "admin" : ""}`;
+
+/** The operations whose answers are kept: the scopes learned per caller are theirs. */
+const keptOperations = catalogue.filter(op => op.cacheResponse).map(op => op.name);
 
 /** The request's fields in one spelling, whatever their order. */
 function canonical(params: Record<string, unknown>): string {

@@ -2,15 +2,20 @@ import { Context } from "moleculer";
 import { readCall } from "./calls";
 import { cacheOf, defineCache } from "./cache/node-caches";
 
-/** Whom and what a user follows (connections and subscriptions), and the networks they are a member of. */
+/**
+ * Whom and what a user follows (connections and subscriptions), the networks they are a member of, and whose posts and
+ * comments they never see (`hidden`: blocked either way) or never see in their timeline (`muted`).
+ */
 export interface Audience {
 	people: string[];
 	networks: string[];
+	hidden: string[];
+	muted: string[];
 }
 
 /**
- * Audiences by user id, where posts are read; the graph invalidates a user's when a connection, subscription or
- * membership of theirs changes.
+ * Audiences by user id, where posts are read; the graph invalidates a user's when a connection, subscription,
+ * membership, block or mute of theirs changes.
  */
 export const audienceCache = defineCache<Audience>("audience", { max: 20_000, ttlMs: 60_000 });
 

@@ -53,6 +53,8 @@ describe("exports of one's own data", () => {
 			membership: await post(me, `/Networks/${openNetwork.Id}/Members`, { UserId: me.userId }),
 			openNetwork,
 			subscription: await post(me, "/Subscriptions", { SubscriberId: me.userId, SubscribedToId: other.userId }),
+			block: await post(me, "/Blocks", { OwnerId: me.userId, BlockedId: stranger.userId }),
+			mute: await post(me, "/Mutes", { OwnerId: me.userId, MutedId: other.userId }),
 			publicPost: await post(me, "/Posts", { AuthorId: me.userId, Content: "hello", Tags: ["intro"] }),
 			privatePost: await post(me, "/Posts", { AuthorId: me.userId, Content: "just me", IsPrivate: true }),
 			comment: await post(me, `/Posts/${otherPost.Id}/Comments`, { AuthorId: me.userId, Content: "nice" }),
@@ -99,6 +101,8 @@ describe("exports of one's own data", () => {
 			"Connections",
 			"Networks",
 			"Subscriptions",
+			"Blocks",
+			"Mutes",
 			"Posts",
 			"Comments",
 			"Devices",
@@ -130,6 +134,8 @@ describe("exports of one's own data", () => {
 		expect(section("Subscriptions")).toEqual([
 			expect.objectContaining({ SubscriberId: me.userId, SubscribedToId: other.userId }),
 		]);
+		expect(section("Blocks")).toEqual([expect.objectContaining({ OwnerId: me.userId, BlockedId: stranger.userId })]);
+		expect(section("Mutes")).toEqual([expect.objectContaining({ OwnerId: me.userId, MutedId: other.userId })]);
 		const posts = section("Posts");
 		expect(posts.map(p => p.Id).sort()).toEqual([made.publicPost.Id, made.privatePost.Id].sort());
 		expect(posts.find(p => p.Id === made.privatePost.Id)).toMatchObject({ IsPrivate: true, Content: "just me" });

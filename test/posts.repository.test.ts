@@ -72,7 +72,11 @@ function feedOf(
 	networks: string[],
 	page: Page,
 ) {
-	return repo.timelines.page({ userId, admin: false, networks }, readerSources(userId, { people, networks }), page);
+	return repo.timelines.page(
+		{ userId, admin: false, networks, hidden: [] },
+		readerSources(userId, { people, networks, hidden: [], muted: [] }),
+		page,
+	);
 }
 
 describe.each(storeEngines)("the posts repository on %s", engine => {
@@ -87,7 +91,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const reader = newGuid();
 		const post = postOf({ AuthorId: author, CreatedTime: 1000, Url: "https://example.org" });
 		await under.repo.createPost(post, tagsOf(post, ["Intro", "hello"]), [{ id: reader, type: "User" }], noFanOut);
-		const admin: Reader = { admin: true, networks: [] };
+		const admin: Reader = { admin: true, networks: [], hidden: [] };
 		expect(await under.repo.visiblePost(post.Id, admin)).toEqual(post);
 
 		const tags = await Promise.all(Array.from({ length: 10 }, () => under.repo.addTag(post.Id, "News", 2, 2000)));
@@ -131,7 +135,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			await under.repo.addRecipient(post.Id, { id: reader, type: "User" }, "Reader was added", 2000, noFanOut),
 		).toBe(false);
 		expect(await under.repo.activities(post.Id, { Offset: 0, Limit: 10 })).toEqual([]);
-		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(1000);
+		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [], hidden: [] }))?.UpdatedTime).toBe(1000);
 
 		const missing = newGuid();
 		await expect(under.repo.addTag(missing, "News", 0, 2000)).rejects.toMatchObject({ code: 404 });
@@ -148,10 +152,10 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		const post = postOf({ AuthorId: author, CreatedTime: 1000, IsPrivate: true });
 		await under.repo.createPost(post, tagsOf(post, ["secret"]), [], noFanOut);
 		const views: Record<string, Reader> = {
-			later: { userId: later, admin: false, networks: [] },
-			member: { userId: member, admin: false, networks: [network] },
-			stranger: { userId: stranger, admin: false, networks: [newGuid()] },
-			anonymous: { admin: false, networks: [] },
+			later: { userId: later, admin: false, networks: [], hidden: [] },
+			member: { userId: member, admin: false, networks: [network], hidden: [] },
+			stranger: { userId: stranger, admin: false, networks: [newGuid()], hidden: [] },
+			anonymous: { admin: false, networks: [], hidden: [] },
 		};
 		const sees = async (reader: Reader) => ({
 			post: (await under.repo.visiblePost(post.Id, reader))?.Id,
@@ -162,7 +166,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		});
 		const seen = { post: post.Id, among: [post.Id], search: [post.Id] };
 		const unseen = { post: undefined, among: [], search: [] };
-		expect(await sees({ userId: author, admin: false, networks: [] })).toEqual(seen);
+		expect(await sees({ userId: author, admin: false, networks: [], hidden: [] })).toEqual(seen);
 		for (const reader of Object.values(views)) expect(await sees(reader)).toEqual(unseen);
 
 		expect(await under.repo.addRecipient(post.Id, { id: later, type: "User" }, "Later was added", 2000, noFanOut)).toBe(
@@ -184,7 +188,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		await expect(
 			feedOf(under.repo, stranger, [author], [], { Offset: 0, Limit: 10, AfterId: post.Id }),
 		).rejects.toMatchObject({ code: 400 });
-		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [] }))?.UpdatedTime).toBe(3000);
+		expect((await under.repo.visiblePost(post.Id, { admin: true, networks: [], hidden: [] }))?.UpdatedTime).toBe(3000);
 	});
 
 	test("a post carries its latest activities only; PostActivities pages through all of them, by offset and cursor alike", async () => {
@@ -251,7 +255,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 	});
 
 	test("an edit sets content, details and ContentUpdatedTime, adding one activity; a missing post: nothing", async () => {
-		const admin: Reader = { admin: true, networks: [] };
+		const admin: Reader = { admin: true, networks: [], hidden: [] };
 		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000, Url: "https://example.org", ContentKey: "k1" });
 		await under.repo.createPost(post, [], [], noFanOut);
 		const edited = await under.repo.updatePost(
@@ -289,7 +293,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 	});
 
 	test("a deleted post leaves its id, lists, tag search, timelines and parts; again, it finds none", async () => {
-		const admin: Reader = { admin: true, networks: [] };
+		const admin: Reader = { admin: true, networks: [], hidden: [] };
 		const [author, reader] = [newGuid(), newGuid()];
 		const tag = `t${newGuid()}`;
 		const page = { Offset: 0, Limit: 10 };
@@ -375,7 +379,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			await under.repo.createPost(expired, tagsOf(expired, ["common"]), [], noFanOut);
 		});
 
-		const strangerView: Reader = { userId: stranger, admin: false, networks: [] };
+		const strangerView: Reader = { userId: stranger, admin: false, networks: [], hidden: [] };
 
 		test("a stranger never gets a private post, by tag, without tags, in a context or after a cursor", async () => {
 			for (const tags of [["common"], ["common", "rare"], []]) {
@@ -399,10 +403,10 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 		test("the author, a recipient and a recipient network's member see the private posts meant for them", async () => {
 			const common = async (reader: Reader) =>
 				(await under.repo.lists.searchByTag(reader, ["common"], undefined, { Offset: 0, Limit: 1000 })).map(p => p.Id);
-			expect(await common({ userId: author, admin: false, networks: [] })).toHaveLength(60);
-			expect(await common({ admin: true, networks: [] })).toHaveLength(60);
-			const viaNetwork = await common({ userId: newGuid(), admin: false, networks: [network] });
-			const direct = await common({ userId: member, admin: false, networks: [] });
+			expect(await common({ userId: author, admin: false, networks: [], hidden: [] })).toHaveLength(60);
+			expect(await common({ admin: true, networks: [], hidden: [] })).toHaveLength(60);
+			const viaNetwork = await common({ userId: newGuid(), admin: false, networks: [network], hidden: [] });
+			const direct = await common({ userId: member, admin: false, networks: [], hidden: [] });
 			expect(viaNetwork.length + direct.length).toBe(2 * visibleToAll.length + privateIds.length);
 		});
 
@@ -413,21 +417,30 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 				(await under.repo.lists.searchByTag(reader, tags, context, { Offset: 0, Limit: 1000 }))
 					.filter(p => p.IsPrivate)
 					.map(p => p.Id);
-			expect(await privateInContext({ userId: member, admin: false, networks: [] }, [])).toEqual([to55, to15]);
-			expect(await privateInContext({ userId: newGuid(), admin: false, networks: [network] }, [])).toEqual([to35]);
-			expect(await privateInContext({ userId: member, admin: false, networks: [network] }, ["common"])).toEqual([
+			expect(await privateInContext({ userId: member, admin: false, networks: [], hidden: [] }, [])).toEqual([
+				to55,
+				to15,
+			]);
+			expect(await privateInContext({ userId: newGuid(), admin: false, networks: [network], hidden: [] }, [])).toEqual([
+				to35,
+			]);
+			expect(
+				await privateInContext({ userId: member, admin: false, networks: [network], hidden: [] }, ["common"]),
+			).toEqual([to55, to35, to15]);
+			expect(await privateInContext({ userId: member, admin: false, networks: [], hidden: [] }, ["rare"])).toEqual([
+				to15,
+			]);
+			expect(await privateInContext({ userId: author, admin: false, networks: [], hidden: [] }, [])).toEqual([
 				to55,
 				to35,
 				to15,
 			]);
-			expect(await privateInContext({ userId: member, admin: false, networks: [] }, ["rare"])).toEqual([to15]);
-			expect(await privateInContext({ userId: author, admin: false, networks: [] }, [])).toEqual([to55, to35, to15]);
-			expect(await privateInContext({ admin: true, networks: [] }, [])).toEqual([to55, to35, to15]);
+			expect(await privateInContext({ admin: true, networks: [], hidden: [] }, [])).toEqual([to55, to35, to15]);
 			expect(await privateInContext(strangerView, [])).toEqual([]);
 		});
 
 		test("search: newest first, expired posts left out, offset and cursor pages agree", async () => {
-			const reader: Reader = { userId: member, admin: false, networks: [network] };
+			const reader: Reader = { userId: member, admin: false, networks: [network], hidden: [] };
 			for (const tags of [["common"], ["rare"], ["common", "rare"], []]) {
 				const all = await under.repo.lists.searchByTag(reader, tags, undefined, { Offset: 0, Limit: 1000 });
 				expect(all.map(p => p.Id)).not.toContain(undefined);
@@ -520,7 +533,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			await feedOf(under.repo, reader, [], [], page(0, 10));
 			const broken = JSON.parse(`{"entries": [{"ownerId": "${reader}", "source": null}], "oversized": []}`) as FanOut;
 			await expect(under.repo.createPost(post, tagsOf(post, ["lost"]), [], broken)).rejects.toThrow();
-			expect(await under.repo.visiblePost(post.Id, { admin: true, networks: [] })).toBeUndefined();
+			expect(await under.repo.visiblePost(post.Id, { admin: true, networks: [], hidden: [] })).toBeUndefined();
 			expect(await under.count("post_tags", { post_id: post.Id })).toBe(0);
 		});
 
@@ -580,7 +593,7 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 			await postsLegacy.posts(under.repo, doc);
 			await postsLegacy.comments(under.repo, comment);
 		}
-		const post = await under.repo.visiblePost(postId, { admin: true, networks: [] });
+		const post = await under.repo.visiblePost(postId, { admin: true, networks: [], hidden: [] });
 		expect(post).toMatchObject({ Id: postId, IsPrivate: true, Content: "old" });
 		const parts = await under.repo.parts([postId]);
 		expect([
@@ -619,7 +632,7 @@ class CutOffBefore extends MongoStore {
 		let mongo: ReturnType<typeof openTestMongo>;
 		let db: Db;
 		let repo: MongoPostsRepository;
-		const admin: Reader = { admin: true, networks: [] };
+		const admin: Reader = { admin: true, networks: [], hidden: [] };
 		beforeAll(async () => {
 			mongo = openTestMongo();
 			db = mongo.db;
@@ -649,7 +662,7 @@ class CutOffBefore extends MongoStore {
 				await db.collection("post_recipients").countDocuments({ post_id: half.Id }),
 			]).toEqual([1, 1]);
 
-			const readerView: Reader = { userId: reader, admin: false, networks: [] };
+			const readerView: Reader = { userId: reader, admin: false, networks: [], hidden: [] };
 			expect(await repo.visiblePost(half.Id, admin)).toBeUndefined();
 			expect(await repo.visibleAmong([half.Id], admin)).toEqual([]);
 			const newestFirst = [others[2].Id, others[1].Id, others[0].Id];

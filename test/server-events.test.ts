@@ -145,6 +145,44 @@ describe("Server Events in one process", () => {
 		expect(strangerEvents.received.filter(m => JSON.stringify(m.body).includes(String(secret.Id)))).toEqual([]);
 	});
 
+	test("a block hides at once on open streams, both ways, through a shared network; a mute keeps the muted user's posts off the muter's stream", async () => {
+		const [blocker, blocked, muter, bystander] = await Promise.all([
+			plaza.signUp(),
+			plaza.signUp(),
+			plaza.signUp(),
+			plaza.signUp(),
+		]);
+		const club = await blocker.http("POST", "/Networks", { OwnerId: blocker.userId, Name: "Club", IsOpen: true });
+		for (const who of [blocked, muter, bystander])
+			expect((await who.http("POST", `/Networks/${club.body.Id}/Members`, { UserId: who.userId })).status).toBe(200);
+		const [blockerEvents, blockedEvents, muterEvents, bystanderEvents] = await Promise.all(
+			[blocker, blocked, muter, bystander].map(who => streamOf(who)),
+		);
+		const before = await post(blocked, { Content: "before the block", ContextId: club.body.Id });
+		await blockerEvents.next(m => m.selector === "cmd.Post" && m.body.Id === before.Id);
+
+		expect((await blocker.http("POST", "/Blocks", { OwnerId: blocker.userId, BlockedId: blocked.userId })).status).toBe(
+			200,
+		);
+		expect((await muter.http("POST", "/Mutes", { OwnerId: muter.userId, MutedId: blocked.userId })).status).toBe(200);
+		// Posted right after the answers, into the network all four are in: the block and the mute apply already.
+		const byBlocked = await post(blocked, { Content: "after the block", ContextId: club.body.Id });
+		const byBlocker = await post(blocker, { Content: "the blocker's", ContextId: club.body.Id });
+		for (const events of [bystanderEvents, muterEvents])
+			await events.next(m => m.selector === "cmd.Post" && m.body.Id === byBlocker.Id);
+		await bystanderEvents.next(m => m.selector === "cmd.Post" && m.body.Id === byBlocked.Id);
+		await blockedEvents.next(m => m.selector === "cmd.Post" && m.body.Id === byBlocked.Id);
+		const last = await post(bystander, { Content: "last", ContextId: club.body.Id });
+		for (const events of [blockerEvents, blockedEvents, muterEvents])
+			await events.next(m => m.selector === "cmd.Post" && m.body.Id === last.Id);
+
+		const postIds = (events: TestEvents) => events.bodies("cmd.Post").map(p => p.Id);
+		expect(postIds(blockerEvents)).toEqual([before.Id, byBlocker.Id, last.Id]);
+		expect(postIds(blockedEvents)).toEqual([before.Id, byBlocked.Id, last.Id]);
+		expect(postIds(muterEvents)).toEqual([before.Id, byBlocker.Id, last.Id]);
+		expect(postIds(bystanderEvents)).toEqual([before.Id, byBlocked.Id, byBlocker.Id, last.Id]);
+	});
+
 	test("signing out ends the session's streams: a post after it never reaches them", async () => {
 		const [leaver, stayer, author] = await Promise.all([plaza.signUp(), plaza.signUp(), plaza.signUp()]);
 		await Promise.all([follow(leaver, author), follow(stayer, author)]);

@@ -12,13 +12,18 @@ import { profileCache } from "../../shared/profiles";
 import { openStreamsGauge } from "../../shared/metrics";
 import { ValueSeries } from "../../shared/observability/metric-series";
 import { wireJson } from "../respond";
-import { Missed, ReplayBuffer } from "./replay-buffer";
-import { Subscription, SubscriptionMeta } from "./subscription";
+import { Missed, Replayable, ReplayBuffer } from "./replay-buffer";
+import { ListeningScope, Subscription, SubscriptionMeta } from "./subscription";
 
-/** What a user's stream listens for (event keys) and its reach (who it is, for private events). */
+/**
+ * What a user's stream listens for (event keys), its reach (who it is, for private events), and whose words it never
+ * gets (`hidden`: blocked either way) or gets no posts of (`muted`).
+ */
 export interface StreamScope {
 	keys: string[];
 	reach: string[];
+	hidden: string[];
+	muted: string[];
 }
 
 /** Where scopes come from: the domain says what a user's stream holds, and when it may have changed. */
@@ -52,7 +57,15 @@ export interface StreamRequest {
 	lastEventId?: string;
 }
 
-const noScope: StreamScope = { keys: [], reach: [] };
+const noScope: StreamScope = { keys: [], reach: [], hidden: [], muted: [] };
+
+/** A scope as the sets a stream asks. */
+const listening = (scope: StreamScope): ListeningScope => ({
+	keys: new Set(scope.keys),
+	reach: new Set(scope.reach),
+	hidden: new Set(scope.hidden),
+	muted: new Set(scope.muted),
+});
 
 /**
  * This gateway's open event streams (ServiceStack Server Events): indexed by subscription id, by
@@ -78,6 +91,11 @@ export class EventStreams {
 	private readonly logger: Logger;
 
 	private anonymous = 0;
+
+	/** Scope refreshes started, and each user's latest: an older one finishing late leaves the streams to it. */
+	private refreshes = 0;
+
+	private readonly latestRefresh = new Map<string, number>();
 
 	constructor(
 		private readonly service: Service,
@@ -139,8 +157,7 @@ export class EventStreams {
 			caller?.sessionKey ?? caller?.apiKey?.hash,
 			request.channels,
 			meta,
-			new Set(scope.keys),
-			new Set(scope.reach),
+			listening(scope),
 		);
 		const { res } = request;
 		res.writeHead(200, {
@@ -181,11 +198,21 @@ export class EventStreams {
 		let rendered: string | undefined;
 		const frame = () =>
 			(rendered ??= Subscription.frame(`cmd.${event.type}`, wireJson(writerFor(schema)(event.body)), event.id));
-		const entry = { id: event.id, keys: event.keys, readers: event.readers, frame };
+		const entry: Replayable = {
+			id: event.id,
+			type: event.type,
+			keys: event.keys,
+			readers: event.readers,
+			authors: Array.isArray(event.authors) ? event.authors : undefined,
+			frame,
+		};
 		this.replay.add(entry);
 		const reached = new Set<Subscription>();
 		for (const key of event.keys) this.byKey.get(key)?.forEach(sub => reached.add(sub));
-		for (const sub of reached) if (mayRead(sub, entry.readers)) sub.write(frame());
+		for (const sub of reached) {
+			if (sub.held) sub.held.push(entry);
+			else if (mayRead(sub.scope, entry)) sub.write(frame());
+		}
 	}
 
 	/**
@@ -241,8 +268,7 @@ export class EventStreams {
 			sub.write(Subscription.frame("cmd.onReload", JSON.stringify({ windowStart: missed.windowStart })));
 			return;
 		}
-		for (const event of missed.events)
-			if (event.keys.some(key => sub.keys.has(key)) && mayRead(sub, event.readers)) sub.write(event.frame());
+		for (const event of missed.events) if (hears(sub.scope, event)) sub.write(event.frame());
 	}
 
 	/**
@@ -295,7 +321,7 @@ export class EventStreams {
 		if (this.gauge) this.gauge.value = this.byId.size;
 		indexed(this.byOwner, sub.owner).add(sub);
 		if (sub.userId) indexed(this.byUser, sub.userId).add(sub);
-		for (const key of sub.keys) indexed(this.byKey, key).add(sub);
+		for (const key of sub.scope.keys) indexed(this.byKey, key).add(sub);
 	}
 
 	private remove(sub: Subscription): void {
@@ -304,7 +330,7 @@ export class EventStreams {
 		sub.closed = true;
 		unindex(this.byOwner, sub.owner, sub);
 		if (sub.userId) unindex(this.byUser, sub.userId, sub);
-		for (const key of sub.keys) unindex(this.byKey, key, sub);
+		for (const key of sub.scope.keys) unindex(this.byKey, key, sub);
 		this.notifyPeers(sub, "onLeave");
 	}
 
@@ -313,27 +339,44 @@ export class EventStreams {
 		sub.res.end();
 	}
 
-	/** Whom these users follow changed: their streams listen for their new feed's sources from now on. */
+	/**
+	 * Whom these users follow or hide changed: their streams listen for their new scope from now on, and what they hear
+	 * meanwhile is held until it is read, then written if the new scope lets them read it (a block hides at once).
+	 */
 	private async refresh(userIds: readonly string[]): Promise<void> {
+		const started = new Map<string, number>();
 		for (const userId of userIds) {
 			const subs = this.byUser.get(userId);
 			if (!subs?.size) continue;
+			started.set(userId, (this.refreshes += 1));
+			this.latestRefresh.set(userId, this.refreshes);
+			for (const sub of subs) sub.held ??= [];
+		}
+		for (const [userId, number] of started) {
+			let scope: StreamScope | undefined;
 			try {
 				const ctx = Context.create(this.service.broker);
 				ctx.service = this.service;
 				ctx.meta = {};
-				const scope = await this.scopes.scopeOf(ctx, userId);
-				for (const sub of this.byUser.get(userId) ?? []) {
-					for (const key of sub.keys) unindex(this.byKey, key, sub);
-					sub.keys = new Set(scope.keys);
-					sub.reach = new Set(scope.reach);
-					for (const key of sub.keys) indexed(this.byKey, key).add(sub);
-				}
+				scope = await this.scopes.scopeOf(ctx, userId);
 			} catch (err) {
 				this.logger.warn(
 					{ event: "stream-scope-failed", error: err },
 					"Refreshing a stream's scope failed; it keeps its former one",
 				);
+			}
+			// A later change's refresh is under way: it applies its newer scope and writes what is held.
+			if (this.latestRefresh.get(userId) !== number) continue;
+			this.latestRefresh.delete(userId);
+			for (const sub of this.byUser.get(userId) ?? []) {
+				if (scope) {
+					for (const key of sub.scope.keys) unindex(this.byKey, key, sub);
+					sub.scope = listening(scope);
+					for (const key of sub.scope.keys) indexed(this.byKey, key).add(sub);
+				}
+				const held = sub.held ?? [];
+				sub.held = undefined;
+				for (const event of held) if (hears(sub.scope, event)) sub.write(event.frame());
 			}
 		}
 	}
@@ -350,9 +393,20 @@ function ownerOf(caller: Caller | undefined, address: string | undefined): strin
 	return isAdmin(caller) ? "admin" : `address:${address ?? ""}`;
 }
 
-/** Whether a stream may read an event: anyone when it names no readers, else a stream whose reach meets them. */
-function mayRead(sub: Subscription, readers: readonly string[] | undefined): boolean {
-	return !readers || readers.some(reader => sub.reach.has(reader));
+/**
+ * Whether a stream may read an event: anyone when it names no readers, else a stream whose reach meets them; never one
+ * whose user hides one of its authors, nor a post whose author the user mutes.
+ */
+function mayRead(scope: ListeningScope, event: Replayable): boolean {
+	if (event.readers && !event.readers.some(reader => scope.reach.has(reader))) return false;
+	const authors = event.authors ?? [];
+	if (authors.some(author => scope.hidden.has(author))) return false;
+	return !(event.type === "Post" && authors.length > 0 && scope.muted.has(authors[0]));
+}
+
+/** Whether a stream listens for an event and may read it. */
+function hears(scope: ListeningScope, event: Replayable): boolean {
+	return event.keys.some(key => scope.keys.has(key)) && mayRead(scope, event);
 }
 
 function indexed<K>(map: Map<K, Set<Subscription>>, key: K): Set<Subscription> {

@@ -1,8 +1,10 @@
 /** An event as a gateway keeps it for replay: its id, its frame, and whom it may reach. */
 export interface Replayable {
 	id: number;
+	type: string;
 	keys: readonly string[];
 	readers?: readonly string[];
+	authors?: readonly string[];
 	/** Rendered at its first use: most events reach no stream of a given gateway and are never replayed. */
 	frame: () => string;
 }

@@ -1,4 +1,13 @@
 import { ServerResponse } from "node:http";
+import { Replayable } from "./replay-buffer";
+
+/** A stream's scope as sets: keys it listens for, its reach (for private events), users it hides and mutes. */
+export interface ListeningScope {
+	keys: ReadonlySet<string>;
+	reach: ReadonlySet<string>;
+	hidden: ReadonlySet<string>;
+	muted: ReadonlySet<string>;
+}
 
 /** What a stream may hold unsent before its client is taken to be gone or too slow. */
 const maxUnsentBytes = 1 << 20;
@@ -34,10 +43,15 @@ export class Subscription {
 		readonly credentialKey: string | undefined,
 		public channels: string[],
 		readonly meta: SubscriptionMeta,
-		/** What it listens for (keys of events) and its reach (who it is, for private events). */
-		public keys: ReadonlySet<string>,
-		public reach: ReadonlySet<string>,
+		/** What it listens for, may read and keeps out (see StreamScope). */
+		public scope: ListeningScope,
 	) {}
+
+	/**
+	 * Events heard while its scope is being read again (a follow, a block): written once the new scope says whether it
+	 * may read them.
+	 */
+	held?: Replayable[];
 
 	/**
 	 * Writes a frame. A client that reads too slowly to take it is cut off: it reconnects with its Last-Event-ID rather

@@ -105,6 +105,11 @@ export class MongoConnectionsRepository implements RepositoryContract<Connection
 		return removed ? sideOf(removed, ownerId) : undefined;
 	}
 
+	async sideBetween(ownerId: string, userId: string): Promise<ConnectionRow | undefined> {
+		const pair = await this.pairs.findOne({ _id: pairKeyOf(ownerId, userId) });
+		return pair ? sideOf(pair, ownerId) : undefined;
+	}
+
 	/**
 	 * Removes every connection of a user (deleting an account): the sides removed, two a pair as on SQL, and the users at
 	 * their other ends. Pairs are deleted by the ids read, again until none is left, so each one deleted is named.

@@ -112,6 +112,15 @@ export class ConnectionsRepository {
 		});
 	}
 
+	/** The owner's side of their connection to the user, or undefined when they are not connected. */
+	async sideBetween(ownerId: string, userId: string): Promise<ConnectionRow | undefined> {
+		const side = await this.db.get<ConnectionRow>(
+			`SELECT ${columns} FROM connections WHERE owner_id = $1 AND user_id = $2`,
+			[ownerId, userId],
+		);
+		return side && connection(side);
+	}
+
 	/**
 	 * Removes every connection of a user, both sides, in one transaction (deleting an account): the number of sides
 	 * removed and the users they were connected to.

@@ -41,3 +41,13 @@ export function memberAdded(
 		events: record ? [{ type: "NetworkMember", body: record, keys: [userKey(userId), userKey(ownerId)] }] : [],
 	};
 }
+
+/**
+ * A block made or lifted: both users' audiences (each hides the other), and who reads each of them (a connection or
+ * subscription it ended).
+ */
+export const blockChanged = (ownerId: string, userId: string): Changes =>
+	audienceChanged([ownerId, userId], { follows: [ownerId, userId] });
+
+/** A mute made or lifted: the owner's audience alone (the muted user is not told, and reads as before). */
+export const muteChanged = (ownerId: string): Changes => audienceChanged([ownerId], {});

@@ -6,6 +6,7 @@ import { GraphContract } from "./graph.contract";
 import { createConnectionIndexes, MongoConnectionsRepository, PairDocument } from "./connections.mongo";
 import { MongoNetworksRepository } from "./networks.mongo";
 import { MongoSubscriptionsRepository } from "./subscriptions.mongo";
+import { createRestrictionIndexes, MongoRestrictionsRepository } from "./restrictions.mongo";
 
 /**
  * The graph domain's indexes (graph.schema.ts on SQL): the keys a record written twice at once meets
@@ -51,6 +52,14 @@ export const graphMongoMigrations: MongoMigration[] = [
 				.createIndex({ subscribed_to_id: 1, subscriber_id: 1 }, { name: "subscriptions_by_target" });
 		},
 	},
+	{
+		version: 3,
+		description: "blocks and mutes",
+		apply: async db => {
+			await createRestrictionIndexes(db, "blocks");
+			await createRestrictionIndexes(db, "mutes");
+		},
+	},
 ];
 
 /** The social graph on MongoDB: what `GraphRepository` does on SQL, the same three parts. */
@@ -61,10 +70,16 @@ export class MongoGraphRepository implements GraphContract {
 
 	readonly subscriptions: MongoSubscriptionsRepository;
 
+	readonly blocks: MongoRestrictionsRepository;
+
+	readonly mutes: MongoRestrictionsRepository;
+
 	constructor(store: MongoStore) {
 		this.connections = new MongoConnectionsRepository(store);
 		this.networks = new MongoNetworksRepository(store);
 		this.subscriptions = new MongoSubscriptionsRepository(store);
+		this.blocks = new MongoRestrictionsRepository(store, "blocks");
+		this.mutes = new MongoRestrictionsRepository(store, "mutes");
 	}
 
 	embedFor(userIds: string[], limit: number): Promise<Embedded> {
@@ -108,13 +123,20 @@ export class MongoGraphRepository implements GraphContract {
 		};
 	}
 
-	/** A user's audience: three reads at once, each from an index alone. */
+	/** A user's audience: its reads at once, each from an index alone. */
 	async audienceOf(userId: string): Promise<Audience> {
-		const [connected, subscribed, networks] = await Promise.all([
+		const [connected, subscribed, networks, blocks, mutes] = await Promise.all([
 			this.connections.peopleOf(userId),
 			this.subscriptions.targetsOf(userId),
 			this.networks.networkIdsOf(userId),
+			this.blocks.bothWays(userId),
+			this.mutes.bothWays(userId),
 		]);
-		return { people: [...connected, ...subscribed], networks };
+		return {
+			people: [...connected, ...subscribed],
+			networks,
+			hidden: [...new Set([...blocks.listed, ...blocks.listedBy])],
+			muted: mutes.listed,
+		};
 	}
 }

@@ -2,6 +2,7 @@ import { Context } from "moleculer";
 import { profilesOf } from "../../shared/profiles";
 import { ConnectionRow } from "./connections.repository";
 import { NetworkMemberRow, NetworkRow } from "./networks.repository";
+import { RestrictionRow } from "./restrictions.repository";
 
 /**
  * Connection records (SPEC.md §2.2): each with the names of the user it points at, from one call to the users service.
@@ -52,3 +53,25 @@ export const networkRecord = (n: NetworkRow): NetworkRow => ({
 	NumberOfMembers: Number(n.NumberOfMembers),
 	IsOpen: n.IsOpen,
 });
+
+/** Block or Mute records: each names the user under `idField` (BlockedId, MutedId), with their names (one call). */
+export async function restrictionRecords(
+	ctx: Context,
+	rows: RestrictionRow[],
+	idField: "BlockedId" | "MutedId",
+): Promise<Record<string, unknown>[]> {
+	const users = await profilesOf(
+		ctx,
+		rows.map(r => r.UserId),
+	);
+	return rows.map(r => {
+		const user = users.get(r.UserId);
+		return {
+			OwnerId: r.OwnerId,
+			[idField]: r.UserId,
+			FirstName: user?.FirstName,
+			LastName: user?.LastName,
+			CreatedTime: r.CreatedTime,
+		};
+	});
+}

@@ -3,6 +3,7 @@ import { Audience, Readers } from "../../shared/audience";
 import { ConnectionRow, ConnectionsRepository, ForgottenConnections } from "./connections.repository";
 import { MembershipRow, NetworksRepository } from "./networks.repository";
 import { ForgottenSubscriptions, SubscriptionRow, SubscriptionsRepository } from "./subscriptions.repository";
+import { RestrictionsRepository } from "./restrictions.repository";
 
 /** What a page of User records embeds, before names: the first N of each list per user, grouped by user. */
 export interface Embedded {
@@ -49,17 +50,21 @@ type ForgettingParts = {
 	readonly connections: { forgetUser(userId: string): Promise<ForgottenConnections> };
 	readonly subscriptions: { forgetUser(userId: string): Promise<ForgottenSubscriptions> };
 	readonly networks: { forgetUser(userId: string): Promise<string[]> };
+	readonly blocks: { forgetUser(userId: string): Promise<number> };
+	readonly mutes: { forgetUser(userId: string): Promise<number> };
 };
 
-/** Removes everything of a user from the graph (forgetUser on every engine): the three parts at once. */
+/** Removes everything of a user from the graph (forgetUser on every engine): the parts at once. */
 export async function forgetEach(parts: ForgettingParts, userId: string): Promise<ForgottenUser> {
-	const [connections, subscriptions, networks] = await Promise.all([
+	const [connections, subscriptions, networks, blocks, mutes] = await Promise.all([
 		parts.connections.forgetUser(userId),
 		parts.subscriptions.forgetUser(userId),
 		parts.networks.forgetUser(userId),
+		parts.blocks.forgetUser(userId),
+		parts.mutes.forgetUser(userId),
 	]);
 	return {
-		removed: connections.removed + subscriptions.removed + networks.length,
+		removed: connections.removed + subscriptions.removed + networks.length + blocks + mutes,
 		connected: connections.others,
 		subscribedTo: subscriptions.targets,
 		subscribers: subscriptions.subscribers,
@@ -74,10 +79,16 @@ export class GraphRepository {
 
 	readonly subscriptions: SubscriptionsRepository;
 
+	readonly blocks: RestrictionsRepository;
+
+	readonly mutes: RestrictionsRepository;
+
 	constructor(private readonly db: SqlDatabase) {
 		this.connections = new ConnectionsRepository(db);
 		this.networks = new NetworksRepository(db);
 		this.subscriptions = new SubscriptionsRepository(db);
+		this.blocks = new RestrictionsRepository(db, "blocks");
+		this.mutes = new RestrictionsRepository(db, "mutes");
 	}
 
 	/**
@@ -149,12 +160,13 @@ export class GraphRepository {
 		const rows = await this.db.all<{ kind: string; id: string }>(
 			`SELECT 'p' AS kind, user_id AS id FROM connections WHERE owner_id = $1
 			 UNION ALL SELECT 'p', subscribed_to_id FROM subscriptions WHERE subscriber_id = $1
-			 UNION ALL SELECT 'n', network_id FROM network_members WHERE user_id = $1`,
+			 UNION ALL SELECT 'n', network_id FROM network_members WHERE user_id = $1
+			 UNION ALL SELECT 'h', user_id FROM blocks WHERE owner_id = $1
+			 UNION ALL SELECT 'h', owner_id FROM blocks WHERE user_id = $1
+			 UNION ALL SELECT 'm', user_id FROM mutes WHERE owner_id = $1`,
 			[userId],
 		);
-		return {
-			people: rows.filter(r => r.kind === "p").map(r => r.id),
-			networks: rows.filter(r => r.kind === "n").map(r => r.id),
-		};
+		const of = (kind: string) => rows.filter(r => r.kind === kind).map(r => r.id);
+		return { people: of("p"), networks: of("n"), hidden: [...new Set(of("h"))], muted: of("m") };
 	}
 }

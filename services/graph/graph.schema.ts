@@ -35,4 +35,18 @@ export const graphMigrations: Migration[] = [
 		// A post's fan-out reads who subscribes to its author and its context.
 		statements: () => ["CREATE INDEX subscriptions_by_target ON subscriptions (subscribed_to_id, subscriber_id)"],
 	},
+	{
+		version: 4,
+		description: "blocks and mutes",
+		// Each unique by (owner, user) and listed by owner; by user for "who blocked me" (hidden either way) and for
+		// forgetting a deleted account.
+		statements: () => [
+			"CREATE TABLE blocks (owner_id TEXT NOT NULL, user_id TEXT NOT NULL, created_time BIGINT NOT NULL, PRIMARY KEY (owner_id, user_id))",
+			"CREATE INDEX blocks_by_owner ON blocks (owner_id, created_time, user_id)",
+			"CREATE INDEX blocks_by_user ON blocks (user_id, owner_id)",
+			"CREATE TABLE mutes (owner_id TEXT NOT NULL, user_id TEXT NOT NULL, created_time BIGINT NOT NULL, PRIMARY KEY (owner_id, user_id))",
+			"CREATE INDEX mutes_by_owner ON mutes (owner_id, created_time, user_id)",
+			"CREATE INDEX mutes_by_user ON mutes (user_id, owner_id)",
+		],
+	},
 ];

@@ -11,13 +11,16 @@ import { graphMongoMigrations, MongoGraphRepository } from "./graph.mongo";
 import { NetworkRow } from "./networks.repository";
 import { graphMigrations } from "./graph.schema";
 import { graphLegacy } from "./graph.legacy";
-import { audienceChanged, connected, memberAdded } from "./graph.changes";
-import { connectionRecords, memberRecords, networkRecord } from "./graph.records";
+import { audienceChanged, blockChanged, connected, memberAdded, muteChanged } from "./graph.changes";
+import { connectionRecords, memberRecords, networkRecord, restrictionRecords } from "./graph.records";
 import { typedService } from "../../shared/implement";
 import { graphOperations } from "../../shared/catalogue";
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
+	otherUser(ctx: Context, ownerId: string, userId: string, field: string): Promise<void>;
+	refuseBlocked(a: string, b: string): Promise<void>;
+	endTies(a: string, b: string): Promise<void>;
 }
 
 /** How many of each a User record embeds; the finders page through the rest. */
@@ -51,8 +54,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 					throw failures.field("ConnectToId", "InvalidValue", "A user cannot connect to themselves");
 				const users = await profilesOf(ctx, [OwnerId, ConnectToId]);
 				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
+				await this.refuseBlocked(OwnerId, ConnectToId);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
+				// A block made meanwhile ended no connection yet: this one is undone, as the block would have.
+				await this.refuseBlocked(OwnerId, ConnectToId).catch(async (refusal: unknown) => {
+					await this.endTies(OwnerId, ConnectToId);
+					throw refusal;
+				});
 				const records = await connectionRecords(ctx, pair);
 				await changed(ctx, connected(OwnerId, ConnectToId, records));
 				return records;
@@ -120,8 +129,14 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const isNetwork = !!(await this.repo.networks.find(SubscribedToId));
 				if (!isNetwork && !(await profilesOf(ctx, [SubscribedToId])).has(SubscribedToId))
 					throw failures.notFound(`User or network ${SubscribedToId}`);
+				if (!isNetwork) await this.refuseBlocked(SubscriberId, SubscribedToId);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
+				if (!isNetwork)
+					await this.refuseBlocked(SubscriberId, SubscribedToId).catch(async (refusal: unknown) => {
+						await this.endTies(SubscriberId, SubscribedToId);
+						throw refusal;
+					});
 				await changed(ctx, audienceChanged([SubscriberId], { follows: [SubscribedToId] }));
 				return subscription;
 			}),
@@ -135,6 +150,46 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 
 			...implement(graphOperations.UserSubscriptions, async function (ctx) {
 				return this.repo.subscriptions.of(ctx.params.UserId, ctx.params);
+			}),
+
+			...implement(graphOperations.CreateBlock, async function (ctx) {
+				const { OwnerId, BlockedId } = ctx.params;
+				await this.otherUser(ctx, OwnerId, BlockedId, "BlockedId");
+				const block = await this.repo.blocks.add(OwnerId, BlockedId, Date.now());
+				// Recorded before the ties end: it hides at once, and a retry after a crash ends what was left.
+				await this.endTies(OwnerId, BlockedId);
+				await changed(ctx, blockChanged(OwnerId, BlockedId));
+				return (await restrictionRecords(ctx, [block], "BlockedId"))[0];
+			}),
+
+			...implement(graphOperations.DeleteBlock, async function (ctx) {
+				const removed = await this.repo.blocks.remove(ctx.params.OwnerId, ctx.params.BlockedId);
+				if (!removed) throw failures.notFound("The block");
+				await changed(ctx, blockChanged(removed.OwnerId, removed.UserId));
+				return (await restrictionRecords(ctx, [removed], "BlockedId"))[0];
+			}),
+
+			...implement(graphOperations.UserBlocks, async function (ctx) {
+				return restrictionRecords(ctx, await this.repo.blocks.of(ctx.params.UserId, ctx.params), "BlockedId");
+			}),
+
+			...implement(graphOperations.CreateMute, async function (ctx) {
+				const { OwnerId, MutedId } = ctx.params;
+				await this.otherUser(ctx, OwnerId, MutedId, "MutedId");
+				const mute = await this.repo.mutes.add(OwnerId, MutedId, Date.now());
+				await changed(ctx, muteChanged(OwnerId));
+				return (await restrictionRecords(ctx, [mute], "MutedId"))[0];
+			}),
+
+			...implement(graphOperations.DeleteMute, async function (ctx) {
+				const removed = await this.repo.mutes.remove(ctx.params.OwnerId, ctx.params.MutedId);
+				if (!removed) throw failures.notFound("The mute");
+				await changed(ctx, muteChanged(removed.OwnerId));
+				return (await restrictionRecords(ctx, [removed], "MutedId"))[0];
+			}),
+
+			...implement(graphOperations.UserMutes, async function (ctx) {
+				return restrictionRecords(ctx, await this.repo.mutes.of(ctx.params.UserId, ctx.params), "MutedId");
 			}),
 
 			/**
@@ -246,6 +301,27 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				const network = await this.repo.networks.find(id);
 				if (!network) throw failures.notFound(`Network ${id}`);
 				return networkRecord(network);
+			},
+
+			/** 400 for oneself, 404 for a user who does not exist: whom a block or mute may name. */
+			async otherUser(ctx: Context, ownerId: string, userId: string, field: string) {
+				if (ownerId === userId) throw failures.field(field, "InvalidValue", "A user cannot name themselves");
+				const users = await profilesOf(ctx, [ownerId, userId]);
+				for (const id of [ownerId, userId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
+			},
+
+			/** 403 when either user blocks the other. */
+			async refuseBlocked(a: string, b: string) {
+				if (await this.repo.blocks.between(a, b))
+					throw failures.forbidden("One of these users blocks the other: they cannot connect, subscribe or address");
+			},
+
+			/** Ends what ties two users: their connection (both sides) and their subscriptions to each other. */
+			async endTies(a: string, b: string) {
+				const side = await this.repo.connections.sideBetween(a, b);
+				if (side) await this.repo.connections.disconnect(side.Id, a);
+				await this.repo.subscriptions.remove(a, b);
+				await this.repo.subscriptions.remove(b, a);
 			},
 		},
 	});

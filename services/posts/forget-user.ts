@@ -39,7 +39,7 @@ export async function forgetAuthor(
 	) {
 		for (const comment of comments) {
 			await repo.deleteComment(comment.Id);
-			const post = await repo.visiblePost(comment.PostId, { admin: true, networks: [] });
+			const post = await repo.visiblePost(comment.PostId, { admin: true, networks: [], hidden: [] });
 			if (post) await changed(ctx, commentDeleted(post, comment));
 			removed += 1;
 		}

@@ -1,4 +1,6 @@
 import { Context } from "moleculer";
+import { audienceCache } from "../../shared/audience";
+import { CALLER_SCOPE, ResponseScopeMeta } from "../../shared/caller";
 import { cacheOf, defineCache } from "../../shared/cache/node-caches";
 import { RepositoryContract } from "../../shared/persistence/repository.mixin";
 import { PostsRepository } from "./posts.repository";
@@ -31,16 +33,37 @@ export function embedsOf(
  */
 export const publicPostCache = defineCache<PostRow>("publicPosts", { max: 20_000, ttlMs: 5 * 60_000 });
 
-/** The post if the viewer may see it: a public one through the cache, a private one from the store. */
-export function visiblePostOf(
+/**
+ * The post if the viewer may see it: a public one through the cache, a private one from the store; neither when its
+ * author is one the viewer hides (as the store's query decides, so for a kept row too).
+ */
+export async function visiblePostOf(
 	ctx: Context,
 	repo: RepositoryContract<PostsRepository>,
 	id: string,
 	viewer: Reader,
 ): Promise<PostRow | undefined> {
-	return cacheOf(ctx.broker, publicPostCache).through(
+	const post = await cacheOf(ctx.broker, publicPostCache).through(
 		id,
 		() => repo.visiblePost(id, viewer),
-		post => (post.IsPrivate ? 0 : publicPostCache.ttlMs),
+		found => (found.IsPrivate ? 0 : publicPostCache.ttlMs),
 	);
+	return post && !viewer.hidden.includes(post.AuthorId) ? post : undefined;
+}
+
+/**
+ * Lets the gateway keep a FindPost answer: a public post's record is the same for every caller who hides nobody (names
+ * change with users, the rest with the post); for one who hides someone it is theirs alone, until their audience
+ * changes. A private one is not kept.
+ */
+export function keepPost(ctx: Context, post: PostRow, viewer: Reader): void {
+	if (post.IsPrivate) return;
+	const meta: ResponseScopeMeta =
+		viewer.hidden.length && viewer.userId
+			? {
+					responseScope: CALLER_SCOPE,
+					responseRecords: { [postCache.name]: [post.Id], [audienceCache.name]: [viewer.userId] },
+				}
+			: { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } };
+	Object.assign(ctx.meta, meta);
 }

@@ -160,13 +160,14 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 		sourceKeys: string[],
 		pulled: Selector[],
 		page: Page,
+		excluded: readonly string[],
 	): Promise<PostRow[]> {
-		return this.page([this.ofTimeline(reader.userId, sourceKeys), ...this.partsOf(pulled)], reader, page);
+		return this.page([this.ofTimeline(reader.userId, sourceKeys), ...this.partsOf(pulled)], reader, page, excluded);
 	}
 
 	/** The same page assembled from every source's own index: what a timeline's reader gets past its end. */
-	async assembled(reader: Reader, selectors: Selector[], page: Page): Promise<PostRow[]> {
-		return this.page(this.partsOf(selectors), reader, page);
+	async assembled(reader: Reader, selectors: Selector[], page: Page, excluded: readonly string[]): Promise<PostRow[]> {
+		return this.page(this.partsOf(selectors), reader, page, excluded);
 	}
 
 	/**
@@ -177,7 +178,7 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 	 */
 	async latest(selectors: Array<{ selector: Selector; label: string }>, take: number): Promise<LabelledRow[]> {
 		if (take === 0) return [];
-		const window: Window = { now: Date.now(), take };
+		const window: Window = { now: Date.now(), take, excluded: [] };
 		let top: LabelledRow[] = [];
 		for (let i = 0; i < selectors.length; i += valuesPerPart) {
 			const floor = top.length === take ? top[take - 1].ts : undefined;
@@ -273,19 +274,46 @@ export class MongoPostLists implements RepositoryContract<PostLists> {
 			);
 	}
 
+	/** The posts by none of `authors` (whom a reader hides or mutes), asked of the posts by id. */
+	private notBy(authors: readonly string[]): Keep {
+		return async rows =>
+			new Set(
+				(
+					await this.c.posts
+						.find({ _id: { $in: idsOf(rows) }, author_id: { $nin: [...authors] } }, { projection: { _id: 1 } })
+						.toArray()
+				).map(doc => doc._id),
+			);
+	}
+
 	/** The posts the reader may see; nothing to ask for an admin, who sees all. */
 	private visibleTo(reader: Reader): Keep | undefined {
 		if (reader.admin) return undefined;
 		return async rows => new Set((await visiblePosts(this.c, idsOf(rows), reader, { _id: 1 })).map(doc => doc._id));
 	}
 
-	/** The page of the union of `parts`, newest first. */
-	private async page(parts: Part[], reader: Reader, page: Page): Promise<PostRow[]> {
+	/**
+	 * The page of the union of `parts`, newest first, without the posts of `excluded` (by default whom the reader hides):
+	 * each part keeps them out itself, so that its top has no holes.
+	 */
+	private async page(
+		parts: Part[],
+		reader: Reader,
+		page: Page,
+		excluded: readonly string[] = reader.hidden,
+	): Promise<PostRow[]> {
 		if (page.Limit === 0 || parts.length === 0) return [];
-		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
+		const window: Window = {
+			now: Date.now(),
+			anchor: await this.anchor(reader, page),
+			take: page.Offset + page.Limit,
+			excluded,
+		};
+		const notExcluded = excluded.length ? this.notBy(excluded) : undefined;
+		const kept = notExcluded ? parts.map(part => ({ ...part, keep: allOf(part.keep, notExcluded) })) : parts;
 		// A post in several parts (two of its tags, public and addressed to me) is listed once.
 		const hits = new Map<string, Hit>();
-		for (const partHits of await Promise.all(parts.map(part => this.topOf(part, window))))
+		for (const partHits of await Promise.all(kept.map(part => this.topOf(part, window))))
 			for (const hit of partHits) hits.set(hit.id, hit);
 		const ids = [...hits.values()]
 			.sort(newestFirst)

@@ -1,7 +1,7 @@
 import { SqlDatabase, SqlDialect, SqlExecutor } from "../../shared/persistence/sql/database";
 import { Anchor, anchorOf, Page } from "../../shared/persistence/sql/paging";
 import { PostRow, postColumns, postFromRow } from "./posts.rows";
-import { Params, Reader, reachOf, visibleSql } from "./posts.sql";
+import { notWrittenBySql, Params, Reader, reachOf, visibleSql } from "./posts.sql";
 import { Selector } from "./timeline-sources";
 
 /**
@@ -17,6 +17,10 @@ interface Part {
 	time: string;
 	expiresAt: string;
 	isPrivate: string;
+	/** The post's author, where the part's rows carry it (else it is looked up by id when authors are excluded). */
+	author?: string;
+	/** Its index holds a post more than once (a timeline entry per source that brought it): each is read once. */
+	repeats?: true;
 	/** The part's conditions (an equality on the index's leading columns, then residual ones). */
 	where: (params: Params) => string[];
 	/** A constant each of its rows carries (the timeline source a backfill files them under). */
@@ -29,6 +33,7 @@ const ofPosts = (where: Part["where"]): Part => ({
 	time: "p.created_time",
 	expiresAt: "p.expires_at",
 	isPrivate: "p.is_private",
+	author: "p.author_id",
 	where,
 });
 const ofTags = (where: Part["where"]): Part => ({
@@ -57,6 +62,7 @@ const ofTimeline = (ownerId: string, sourceKeys: string[]): Part => ({
 	time: "t.post_created_time",
 	expiresAt: "t.post_expires_at",
 	isPrivate: "t.post_is_private",
+	repeats: true,
 	where: params => [
 		`t.owner_id = ${params.shared("owner", ownerId)}`,
 		`(t.post_is_private = 0 OR ${params.anyOf("t.source", "sourceKeys", sourceKeys)})`,
@@ -87,6 +93,8 @@ export interface Window {
 	now: number;
 	anchor?: Anchor;
 	take: number;
+	/** Whose posts the page leaves out (the reader's blocks either way, and their mutes in their timeline). */
+	excluded: readonly string[];
 }
 
 /** A post a part found: its id and time (the merge's order). */
@@ -104,9 +112,25 @@ function limitLiteral(n: number): string {
 	return String(n);
 }
 
+/**
+ * "The part's row is by none of `authors`", inside the part, so that a page cut by its LIMIT has no holes: from the
+ * part's own author column, else a lookup of its post by primary key (only for readers who exclude anyone).
+ */
+function notExcludedSql(part: Part, params: Params, authors: readonly string[]): string[] {
+	if (authors.length === 0) return [];
+	if (part.author) return [notWrittenBySql(part.author, authors, params, "excluded")!];
+	return [
+		`NOT EXISTS (SELECT 1 FROM posts xp WHERE xp.id = ${part.id} AND ${params.anyOf("xp.author_id", "excluded", authors)})`,
+	];
+}
+
 /** A part's rows after the cursor, unordered and unlimited: SQLite's merge reads them in index order, lazily. */
 function partRowsSql(part: Part, params: Params, window: Window): string {
-	const conditions = [...part.where(params), `${part.expiresAt} > ${params.shared("now", window.now)}`];
+	const conditions = [
+		...part.where(params),
+		`${part.expiresAt} > ${params.shared("now", window.now)}`,
+		...notExcludedSql(part, params, window.excluded),
+	];
 	if (window.anchor)
 		conditions.push(
 			`(${part.time}, ${part.id}) < (${params.shared("anchorTime", window.anchor.time)}, ${params.shared("anchorId", window.anchor.id)})`,
@@ -116,7 +140,8 @@ function partRowsSql(part: Part, params: Params, window: Window): string {
 		part.label === undefined
 			? ""
 			: `, CAST(${params.add(part.label)} AS TEXT) AS label, ${part.isPrivate} AS private, ${part.expiresAt} AS expires`;
-	return `SELECT ${part.id} AS id, ${part.time} AS ts${label} FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
+	const distinct = part.repeats ? "DISTINCT " : "";
+	return `SELECT ${distinct}${part.id} AS id, ${part.time} AS ts${label} FROM ${part.from} WHERE ${conditions.join(" AND ")}`;
 }
 
 /**
@@ -231,26 +256,32 @@ export class PostLists {
 		);
 	}
 
-	/** A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes. */
+	/**
+	 * A page of a reader's home timeline as pushed, with the sources it pulls (`pulled`) read from their own indexes,
+	 * without the posts of `excluded` (the reader's hidden and muted users).
+	 */
 	async timeline(
 		reader: Reader & { userId: string },
 		sourceKeys: string[],
 		pulled: Selector[],
 		page: Page,
+		excluded: readonly string[],
 	): Promise<PostRow[]> {
 		return this.page(
 			[ofTimeline(reader.userId, sourceKeys), ...pulled.map(selector => partOf(selector))],
 			reader,
 			page,
+			excluded,
 		);
 	}
 
 	/** The same page assembled from every source's own index: what a timeline's reader gets past its end. */
-	async assembled(reader: Reader, selectors: Selector[], page: Page): Promise<PostRow[]> {
+	async assembled(reader: Reader, selectors: Selector[], page: Page, excluded: readonly string[]): Promise<PostRow[]> {
 		return this.page(
 			selectors.map(selector => partOf(selector)),
 			reader,
 			page,
+			excluded,
 		);
 	}
 
@@ -261,7 +292,7 @@ export class PostLists {
 		db: SqlExecutor = this.db,
 	): Promise<LabelledHit[]> {
 		const hits: LabelledHit[] = [];
-		const window: Window = { now: Date.now(), take };
+		const window: Window = { now: Date.now(), take, excluded: [] };
 		for (let i = 0; i < selectors.length; i += partsPerStatement) {
 			const params = new Params(this.db.dialect);
 			const parts = selectors.slice(i, i + partsPerStatement).map(({ selector, label }) => partOf(selector, label));
@@ -281,10 +312,23 @@ export class PostLists {
 		return hits.sort(newestFirst).slice(0, take);
 	}
 
-	/** The page of the union of `parts`: one statement when the union is short enough, else merged in order. */
-	private async page(parts: Part[], reader: Reader, page: Page): Promise<PostRow[]> {
+	/**
+	 * The page of the union of `parts`, without the posts of `excluded` (by default whom the reader hides): one statement
+	 * when the union is short enough, else merged in order.
+	 */
+	private async page(
+		parts: Part[],
+		reader: Reader,
+		page: Page,
+		excluded: readonly string[] = reader.hidden,
+	): Promise<PostRow[]> {
 		if (page.Limit === 0 || parts.length === 0) return [];
-		const window: Window = { now: Date.now(), anchor: await this.anchor(reader, page), take: page.Offset + page.Limit };
+		const window: Window = {
+			now: Date.now(),
+			anchor: await this.anchor(reader, page),
+			take: page.Offset + page.Limit,
+			excluded,
+		};
 		if (parts.length <= partsPerStatement) {
 			const params = new Params(this.db.dialect);
 			const top = topOfUnionSql(

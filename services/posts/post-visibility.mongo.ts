@@ -22,8 +22,8 @@ export async function addressedAmong(
 
 /**
  * "The post is visible to the reader" (PRODUCT.md §3), as visibleSql says it: public, or written by
- * the reader, or addressed to them or to one of their networks (`addressed`, from addressedAmong);
- * everything for admins.
+ * the reader, or addressed to them or to one of their networks (`addressed`, from addressedAmong),
+ * and not by a user blocked either way; everything for admins.
  */
 export function visibleFilter(reader: Reader, addressed: readonly string[]): Filter<PostDocument> {
 	if (reader.admin) return {};
@@ -33,6 +33,7 @@ export function visibleFilter(reader: Reader, addressed: readonly string[]): Fil
 			...(reader.userId ? [{ author_id: reader.userId }] : []),
 			{ _id: { $in: [...addressed] } },
 		],
+		...(reader.hidden.length ? { author_id: { $nin: [...reader.hidden] } } : {}),
 	};
 }
 

@@ -16,6 +16,15 @@ const postCopies = (postId: string): CacheDrop[] => [
 ];
 
 /**
+ * Whose words a post record shows: its author, then its embedded comments' authors (a stream hiding any of them does
+ * not get it).
+ */
+function authorsOf(post: PostRow, record: unknown): string[] {
+	const comments = (record as { Comments?: ReadonlyArray<{ AuthorId?: unknown }> } | undefined)?.Comments ?? [];
+	return [post.AuthorId, ...comments.map(comment => String(comment.AuthorId))];
+}
+
+/**
  * A new post joins the lists of its sources, so their kept pages go, and reaches every stream that reads one of them
  * (a private one only its audience). One event does both: the sources are the same keys.
  */
@@ -29,7 +38,16 @@ export function postCreated(
 	const readers = post.IsPrivate ? [post.AuthorId, ...recipients.map(r => r.id)] : undefined;
 	return {
 		domain: "posts",
-		events: [{ type: "Post", body: record, keys, readers, drops: { cache: postListSources.name, keys } }],
+		events: [
+			{
+				type: "Post",
+				body: record,
+				keys,
+				readers,
+				authors: authorsOf(post, record),
+				drops: { cache: postListSources.name, keys },
+			},
+		],
 	};
 }
 
@@ -42,12 +60,14 @@ export function tagAdded(post: PostRow, tag: TagRow): Changes {
 	};
 }
 
-/** A comment: the post's copies (they count comments) go; its author's stream hears. */
-export function commentAdded(post: PostRow, record: unknown): Changes {
+/** A comment: the post's copies (they embed comments) go; the post's author's stream hears. */
+export function commentAdded(post: PostRow, comment: CommentRow, record: unknown): Changes {
 	return {
 		domain: "posts",
 		drops: postCopies(post.Id),
-		events: [{ type: "Comment", body: record, keys: [userKey(post.AuthorId)] }],
+		events: [
+			{ type: "Comment", body: record, keys: [userKey(post.AuthorId)], authors: [comment.AuthorId, post.AuthorId] },
+		],
 	};
 }
 
@@ -72,6 +92,7 @@ export function recipientReached(post: PostRow, record: unknown, recipient: NewR
 				body: record,
 				keys: [recipientKey(recipient)],
 				readers: post.IsPrivate ? [recipient.id] : undefined,
+				authors: authorsOf(post, record),
 			},
 		],
 	};
@@ -107,7 +128,14 @@ export function commentEdited(post: PostRow, comment: CommentRow, record: unknow
 	return {
 		domain: "posts",
 		drops: postCopies(post.Id),
-		events: [{ type: "Comment", body: record, keys: [userKey(post.AuthorId), userKey(comment.AuthorId)] }],
+		events: [
+			{
+				type: "Comment",
+				body: record,
+				keys: [userKey(post.AuthorId), userKey(comment.AuthorId)],
+				authors: [comment.AuthorId, post.AuthorId],
+			},
+		],
 	};
 }
 
@@ -121,6 +149,7 @@ export function commentDeleted(post: PostRow, comment: CommentRow): Changes {
 				type: "CommentDeleted",
 				body: { Id: comment.Id, PostId: comment.PostId },
 				keys: [userKey(post.AuthorId), userKey(comment.AuthorId)],
+				authors: [comment.AuthorId, post.AuthorId],
 			},
 		],
 	};

@@ -265,10 +265,9 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	}
 
 	/** A page of a post's comments, oldest content first; the cursor is a comment's Id. */
-	async comments(postId: string, page: Page): Promise<CommentRow[]> {
-		return (await pageOfList(this.c.comments, page, { post_id: postId }, { time: "content_created_time" })).map(
-			toComment,
-		);
+	async comments(postId: string, page: Page, hiddenAuthors: readonly string[] = []): Promise<CommentRow[]> {
+		const filter = { post_id: postId, ...(hiddenAuthors.length ? { author_id: { $nin: [...hiddenAuthors] } } : {}) };
+		return (await pageOfList(this.c.comments, page, filter, { time: "content_created_time" })).map(toComment);
 	}
 
 	async commentsBy(authorId: string, page: Page): Promise<CommentRow[]> {

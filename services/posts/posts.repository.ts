@@ -293,14 +293,15 @@ export class PostsRepository {
 		return row && present(row);
 	}
 
-	/** A page of a post's comments, oldest content first; the cursor is a comment's Id. */
-	async comments(postId: string, page: Page): Promise<CommentRow[]> {
+	/** A page of a post's comments, oldest content first, none by `hiddenAuthors`; the cursor is a comment's Id. */
+	async comments(postId: string, page: Page, hiddenAuthors: readonly string[] = []): Promise<CommentRow[]> {
 		const list = {
 			table: "comments",
 			columns: commentColumns,
 			owner: "post_id",
 			time: "content_created_time",
 			tiebreak: "id",
+			excluded: { column: "author_id", values: hiddenAuthors },
 		};
 		return (await pageOf<CommentRow>(this.db, list, postId, page)).map(present);
 	}

@@ -149,3 +149,15 @@ export function byPost<T extends { PostId: string }>(rows: T[]): Map<string, T[]
 	}
 	return groups;
 }
+
+/** The embeds without the comments of `authors` (whom a reader hides): the shared cached ones when there are none. */
+export function withoutCommentsBy(
+	embeds: Map<string, PostEmbeds>,
+	authors: readonly string[],
+): Map<string, PostEmbeds> {
+	if (authors.length === 0) return embeds;
+	const hidden = new Set(authors);
+	return new Map(
+		[...embeds].map(([id, embed]) => [id, { ...embed, comments: embed.comments.filter(c => !hidden.has(c.AuthorId)) }]),
+	);
+}

@@ -10,8 +10,8 @@ import { audienceOf } from "../../shared/audience";
 import { readerOf } from "./reader";
 import { Reader } from "./posts.sql";
 import { RecordNames } from "./post-records";
-import { checkContext } from "./post-context";
-import { embedsOf, postCache, visiblePostOf } from "./post-cache";
+import { checkContext, checkUnblocked } from "./post-context";
+import { embedsOf, keepPost, visiblePostOf } from "./post-cache";
 import { PostsRepository } from "./posts.repository";
 import { MongoPostsRepository } from "./posts.mongo";
 import { postsMongoMigrations } from "./post-documents.mongo";
@@ -35,14 +35,14 @@ import {
 import { editedBy, listedBy, postEditOf } from "./post-edits";
 import { forgetAuthor } from "./forget-user";
 import { changed } from "../../shared/changes/changes";
-import { CommentRow, NewRecipient, newTagRows, ParticipantType, PostRow } from "./posts.rows";
+import { CommentRow, NewRecipient, newTagRows, ParticipantType, PostRow, withoutCommentsBy } from "./posts.rows";
 import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
 
 interface PostsMethods {
 	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Reader }>;
 	authoredPost(ctx: Context, id: string): Promise<PostRow>;
-	postRecords(ctx: Context, posts: PostRow[]): Promise<Record<string, unknown>[]>;
+	postRecords(ctx: Context, posts: PostRow[], hidden: readonly string[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
 	authoredComment(ctx: Context, id: string): Promise<{ post: PostRow; comment: CommentRow }>;
 }
@@ -86,6 +86,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			...implement(postsOperations.CreatePost, async function (ctx) {
 				const { RecipientIds = [], Tags = [], ...fields } = ctx.params;
 				await checkContext(ctx, fields.AuthorId, fields.ContextId);
+				await checkUnblocked(ctx, fields.AuthorId, [...(fields.ContextId ? [fields.ContextId] : []), ...RecipientIds]);
 				const context = fields.ContextId ? [fields.ContextId] : [];
 				// One round of names: the recipients' kinds, and what the record shows of author and context.
 				const names = await RecordNames.of(
@@ -128,12 +129,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.FindPost, async function (ctx) {
-				const { post } = await this.visiblePost(ctx, ctx.params.Id);
-				const record = (await this.postRecords(ctx, [post]))[0];
-				// A public post's record is the same for every caller (names change with users, the rest with the post); a
-				// private one is its reader's alone.
-				if (!post.IsPrivate)
-					Object.assign(ctx.meta, { responseScope: "everyone", responseRecords: { [postCache.name]: [post.Id] } });
+				const { post, viewer } = await this.visiblePost(ctx, ctx.params.Id);
+				const record = (await this.postRecords(ctx, [post], viewer.hidden))[0];
+				keepPost(ctx, post, viewer);
 				return record;
 			}),
 
@@ -141,9 +139,9 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const post = await this.authoredPost(ctx, ctx.params.Id);
 				const updated = await this.repo.updatePost(post.Id, postEditOf(ctx.params), await editedBy(ctx), Date.now());
 				if (!updated) throw failures.notFound(`Post ${post.Id}`);
-				// The old copies go first: the record that streams hear is read afresh.
+				// The old copies go first: the record that streams hear is read afresh (whole: streams check its authors).
 				await changed(ctx, postRewritten(updated));
-				const [record] = await this.postRecords(ctx, [updated]);
+				const [record] = await this.postRecords(ctx, [updated], []);
 				const { tags, recipients } = await listedBy(this.repo, updated);
 				await changed(ctx, postEdited(updated, record, tags, recipients));
 				return record;
@@ -151,7 +149,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			...implement(postsOperations.DeletePost, async function (ctx) {
 				const post = await this.authoredPost(ctx, ctx.params.Id);
-				const [record] = await this.postRecords(ctx, [post]);
+				const [record] = await this.postRecords(ctx, [post], []);
 				const { tags, recipients } = await listedBy(this.repo, post);
 				// Whose timelines hold it: its audience now (one who left it had the entries dropped with the source).
 				const fanOut = await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit);
@@ -200,7 +198,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					viewer.admin ? undefined : viewer.userId,
 					searchSources(viewer, names, ctx.params.ContextId),
 				);
-				return this.postRecords(ctx, posts);
+				return this.postRecords(ctx, posts, viewer.hidden);
 			}),
 
 			...implement(postsOperations.UserFeed, async function (ctx) {
@@ -208,19 +206,21 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const audience = await audienceOf(ctx, me);
 				const sources = readerSourcesOf(me, audience);
 				const posts = await this.repo.timelines.page(
-					{ userId: me, admin: false, networks: audience.networks },
+					{ userId: me, admin: false, networks: audience.networks, hidden: audience.hidden },
 					sources,
 					ctx.params,
+					audience.muted,
 				);
 				keepPostList(ctx, ctx.params, posts, me, sources.map(sourceKey));
-				return this.postRecords(ctx, posts);
+				return this.postRecords(ctx, posts, audience.hidden);
 			}),
 
 			...implement(postsOperations.UserPosts, async function (ctx) {
 				const names = await RecordNames.of(ctx, [ctx.params.UserId], []);
 				if (!names.user(ctx.params.UserId)) throw failures.notFound(`User ${ctx.params.UserId}`);
-				const posts = await this.repo.lists.userPosts(await readerOf(ctx), ctx.params.UserId, ctx.params);
-				return this.postRecords(ctx, posts);
+				const viewer = await readerOf(ctx);
+				const posts = await this.repo.lists.userPosts(viewer, ctx.params.UserId, ctx.params);
+				return this.postRecords(ctx, posts, viewer.hidden);
 			}),
 
 			...implement(postsOperations.CreateComment, async function (ctx) {
@@ -242,16 +242,17 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				};
 				await this.repo.addComment(comment, `${displayName(author) ?? "Someone"} commented`);
 				const record = names.comment(comment);
-				await changed(ctx, commentAdded(post, record));
+				await changed(ctx, commentAdded(post, comment, record));
 				return record;
 			}),
 
 			...implement(postsOperations.FindComment, async function (ctx) {
 				const comment = await this.repo.findComment(ctx.params.Id);
 				if (!comment) throw failures.notFound(`Comment ${ctx.params.Id}`);
-				await this.visiblePost(ctx, comment.PostId).catch(() => {
+				const { viewer } = await this.visiblePost(ctx, comment.PostId).catch(() => {
 					throw failures.notFound(`Comment ${ctx.params.Id}`);
 				});
+				if (viewer.hidden.includes(comment.AuthorId)) throw failures.notFound(`Comment ${ctx.params.Id}`);
 				return (await RecordNames.of(ctx, [comment.AuthorId], [])).comment(comment);
 			}),
 
@@ -273,8 +274,8 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.PostComments, async function (ctx) {
-				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
-				const rows = await this.repo.comments(post.Id, ctx.params);
+				const { post, viewer } = await this.visiblePost(ctx, ctx.params.PostId);
+				const rows = await this.repo.comments(post.Id, ctx.params, viewer.hidden);
 				const names = await RecordNames.of(
 					ctx,
 					rows.map(c => c.AuthorId),
@@ -375,20 +376,22 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			/**
 			 * Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and
-			 * one round of names.
+			 * one round of names; no comment by a user the reader hides.
 			 */
-			async postRecords(ctx: Context, posts: PostRow[]) {
+			async postRecords(ctx: Context, posts: PostRow[], hidden: readonly string[]) {
 				if (posts.length === 0) return [];
-				const embeds = await embedsOf(
+				const cached = await embedsOf(
 					ctx,
 					this.repo,
 					posts.map(p => p.Id),
 				);
+				const embeds = withoutCommentsBy(cached, hidden);
 				return (await RecordNames.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
 			async addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string) {
 				const post = await this.authoredPost(ctx, postId);
+				await checkUnblocked(ctx, post.AuthorId, [id]);
 				const names = await RecordNames.of(ctx, [id], [id]);
 				const recipient: NewRecipient | undefined = names.recipientOf(id);
 				if (!recipient || recipient.type !== type) throw failures.notFound(`${type} ${id}`);
@@ -403,7 +406,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					fanOut,
 				);
 				await changed(ctx, recipientAdded(post, recipient));
-				await changed(ctx, recipientReached(post, (await this.postRecords(ctx, [post]))[0], recipient));
+				await changed(ctx, recipientReached(post, (await this.postRecords(ctx, [post], []))[0], recipient));
 				return record;
 			},
 		},

@@ -9,6 +9,8 @@ export interface Reader {
 	admin: boolean;
 	/** The networks the reader is a member of. */
 	networks: string[];
+	/** Whose posts and comments the reader never sees: users blocked either way (none for admins, who moderate). */
+	hidden: readonly string[];
 }
 
 /** The parameters of a statement built in parts: each value bound once, its placeholder reused. */
@@ -48,13 +50,28 @@ export function reachOf(reader: Reader): string[] {
 
 /**
  * "The post at `alias` is visible to the reader" (PRODUCT.md §3), decided in the query: public, or
- * written by the reader, or addressed to them or to one of their networks; everything for admins.
+ * written by the reader, or addressed to them or to one of their networks, and not by a user blocked
+ * either way; everything for admins.
  */
 export function visibleSql(reader: Reader, params: Params, alias = "p"): string {
 	if (reader.admin) return "1 = 1";
 	const author = reader.userId ? `${alias}.author_id = ${params.shared("me", reader.userId)} OR ` : "";
 	const addressed = `EXISTS (SELECT 1 FROM post_recipients vr WHERE vr.post_id = ${alias}.id AND ${params.anyOf("vr.recipient_id", "reach", reachOf(reader))})`;
-	return `(${alias}.is_private = 0 OR ${author}${addressed})`;
+	const unblocked = notWrittenBySql(`${alias}.author_id`, reader.hidden, params);
+	return `(${alias}.is_private = 0 OR ${author}${addressed})${unblocked ? ` AND ${unblocked}` : ""}`;
+}
+
+/**
+ * "The row at `authorColumn` is by none of `authors`" (users the reader hides or mutes), or nothing to add when there
+ * are none: most readers pay nothing for blocks.
+ */
+export function notWrittenBySql(
+	authorColumn: string,
+	authors: readonly string[],
+	params: Params,
+	name = "hidden",
+): string | undefined {
+	return authors.length ? `NOT ${params.anyOf(authorColumn, name, authors)}` : undefined;
 }
 
 /** Many rows in one statement: the `columns` of each of `rows`, numbered on. */

@@ -7,11 +7,13 @@ import { readerSources, sourceKey } from "./timeline-sources";
 
 /**
  * What a user's stream listens for and may read: their timeline's sources and what is addressed to them; their reach
- * for private posts.
+ * for private posts; whom they hide (blocked either way) and mute.
  */
 export interface ReaderScope {
 	keys: string[];
 	reach: string[];
+	hidden: string[];
+	muted: string[];
 }
 
 /** A user's stream scope, from their audience (through the node's audience cache, which the graph invalidates). */
@@ -19,7 +21,9 @@ export async function readerScope(ctx: Context, userId: string): Promise<ReaderS
 	const audience = await audienceOf(ctx, userId);
 	return {
 		keys: [...readerSources(userId, audience).map(sourceKey), userKey(userId)],
-		reach: reachOf({ userId, admin: false, networks: audience.networks }),
+		reach: reachOf({ userId, admin: false, networks: audience.networks, hidden: audience.hidden }),
+		hidden: audience.hidden,
+		muted: audience.muted,
 	};
 }
 

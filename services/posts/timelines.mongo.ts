@@ -30,9 +30,15 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 
 	/**
 	 * A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from
-	 * the sources (as `Timelines.page`).
+	 * the sources, without whom the reader hides or mutes (as `Timelines.page`).
 	 */
-	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
+	async page(
+		reader: Reader & { userId: string },
+		sources: Source[],
+		page: Page,
+		muted: readonly string[] = [],
+	): Promise<PostRow[]> {
+		const excluded = [...new Set([...reader.hidden, ...muted])];
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
 		const [stored, pulled] = await Promise.all([
@@ -44,9 +50,9 @@ export class MongoTimelines implements RepositoryContract<Timelines> {
 				? { horizon: stored.horizon, digest }
 				: await this.reconcile(reader.userId, sources, digest);
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
-		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
+		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page, excluded);
 		if (servedFromTimeline(state.horizon, rows, page)) return rows;
-		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
+		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page, excluded);
 	}
 
 	/**

@@ -51,18 +51,24 @@ export class Timelines {
 
 	/**
 	 * A page of a reader's home timeline: from their entries while the page lies above the horizon, else assembled from
-	 * the sources.
+	 * the sources; never a post of a user the reader hides or mutes.
 	 */
-	async page(reader: Reader & { userId: string }, sources: Source[], page: Page): Promise<PostRow[]> {
+	async page(
+		reader: Reader & { userId: string },
+		sources: Source[],
+		page: Page,
+		muted: readonly string[] = [],
+	): Promise<PostRow[]> {
+		const excluded = [...new Set([...reader.hidden, ...muted])];
 		const keys = sources.map(sourceKey);
 		const digest = sourcesDigest(sources);
 		const stored = await this.state(reader.userId);
 		const state = stored?.digest === digest ? stored : await this.reconcile(reader.userId, sources, digest);
 		const pulled = !stored || stored.anyPulled ? await pulledAmong(this.db, keys) : new Set<string>();
 		const pulledSelectors = sources.filter(s => pulled.has(sourceKey(s))).flatMap(selectorsOf);
-		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page);
+		const rows = await this.lists.timeline(reader, keys, pulledSelectors, page, excluded);
 		if (servedFromTimeline(state.horizon, rows, page)) return rows;
-		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page);
+		return this.lists.assembled(reader, sources.flatMap(selectorsOf), page, excluded);
 	}
 
 	/** The reader's timeline as stored, and whether any source is pulled at all (one statement: on most days none is). */

@@ -87,6 +87,16 @@ export const sections: readonly Section[] = [
 			everyPage(page => call(ctx, graphOperations.UserSubscriptions, { UserId: me, ...page }), beat),
 	},
 	{
+		name: "Blocks",
+		uses: [graphOperations.UserBlocks],
+		read: (ctx, me, beat) => everyPage(page => call(ctx, graphOperations.UserBlocks, { UserId: me, ...page }), beat),
+	},
+	{
+		name: "Mutes",
+		uses: [graphOperations.UserMutes],
+		read: (ctx, me, beat) => everyPage(page => call(ctx, graphOperations.UserMutes, { UserId: me, ...page }), beat),
+	},
+	{
 		name: "Posts",
 		uses: [postsOperations.UserPosts],
 		read: (ctx, me, beat) => everyPage(page => call(ctx, postsOperations.UserPosts, { UserId: me, ...page }), beat),

@@ -1,7 +1,7 @@
 import { operations, route } from "./operation";
 import { paging, requiredText, text } from "./fields";
 import { w } from "../wire/schema";
-import { Connection, Network, NetworkMember, Subscription } from "../records/graph";
+import { Block, Connection, Mute, Network, NetworkMember, Subscription } from "../records/graph";
 
 export const graphOperations = operations({
 	CreateConnection: {
@@ -113,6 +113,64 @@ export const graphOperations = operations({
 		request: w.object({ UserId: w.guid().required(), ...paging }),
 		response: w.array().items(Subscription),
 		access: "user",
+		reads: true,
+	},
+	CreateBlock: {
+		summary:
+			"Block a user: each stops seeing the other's posts and comments, their connection and subscriptions to each other end, and neither may connect, subscribe, address or post to the other again until unblocked; blocking again changes nothing",
+		action: "graph.block",
+		routes: [route("POST /Blocks")],
+		request: w.object({ OwnerId: w.guid().required(), BlockedId: w.guid().required() }),
+		response: Block,
+		access: "user",
+		actors: ["OwnerId"],
+	},
+	DeleteBlock: {
+		summary: "Unblock a user; returns the removed block (connections and subscriptions it ended stay ended)",
+		action: "graph.unblock",
+		routes: [route("DELETE /Blocks/:BlockedId")],
+		request: w.object({ OwnerId: w.guid().required(), BlockedId: w.guid().required() }),
+		response: Block,
+		access: "user",
+		actors: ["OwnerId"],
+	},
+	UserBlocks: {
+		summary: "Whom a user blocks, oldest first, for that user alone; AfterId is the BlockedId of a Block",
+		action: "graph.blocksOf",
+		routes: [route("GET /Users/:UserId/Blocks")],
+		request: w.object({ UserId: w.guid().required(), ...paging }),
+		response: w.array().items(Block),
+		access: "user",
+		actors: ["UserId"],
+		reads: true,
+	},
+	CreateMute: {
+		summary:
+			"Mute a user: their posts stay out of one's home timeline and its stream (they remain readable elsewhere, and they are not told); muting again changes nothing",
+		action: "graph.mute",
+		routes: [route("POST /Mutes")],
+		request: w.object({ OwnerId: w.guid().required(), MutedId: w.guid().required() }),
+		response: Mute,
+		access: "user",
+		actors: ["OwnerId"],
+	},
+	DeleteMute: {
+		summary: "Unmute a user; returns the removed mute",
+		action: "graph.unmute",
+		routes: [route("DELETE /Mutes/:MutedId")],
+		request: w.object({ OwnerId: w.guid().required(), MutedId: w.guid().required() }),
+		response: Mute,
+		access: "user",
+		actors: ["OwnerId"],
+	},
+	UserMutes: {
+		summary: "Whom a user mutes, oldest first, for that user alone; AfterId is the MutedId of a Mute",
+		action: "graph.mutesOf",
+		routes: [route("GET /Users/:UserId/Mutes")],
+		request: w.object({ UserId: w.guid().required(), ...paging }),
+		response: w.array().items(Mute),
+		access: "user",
+		actors: ["UserId"],
 		reads: true,
 	},
 });

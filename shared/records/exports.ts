@@ -1,6 +1,6 @@
 import { record, w } from "../wire/schema";
 import { User } from "./users";
-import { Connection, Network, Subscription } from "./graph";
+import { Block, Connection, Mute, Network, Subscription } from "./graph";
 import { Comment, Post } from "./posts";
 import { Avatar, Picture, UserDevice } from "./systems";
 
@@ -34,6 +34,8 @@ export const DataExportArchive = record("DataExportArchive", {
 	Connections: w.list(Connection),
 	Networks: w.list(Network),
 	Subscriptions: w.list(Subscription),
+	Blocks: w.list(Block),
+	Mutes: w.list(Mute),
 	Posts: w.list(Post),
 	Comments: w.list(Comment),
 	Devices: w.list(UserDevice),

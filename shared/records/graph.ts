@@ -38,3 +38,21 @@ export const NetworkMember = record("NetworkMember", {
 	LastName: w.string(),
 	CreatedTime: w.timestamp(),
 });
+
+/** A user the owner blocks: neither sees the other's posts and comments, nor may connect, subscribe or address. */
+export const Block = record("Block", {
+	OwnerId: w.guid(),
+	BlockedId: w.guid(),
+	FirstName: w.string(),
+	LastName: w.string(),
+	CreatedTime: w.timestamp(),
+});
+
+/** A user the owner mutes: their posts stay out of the owner's home timeline and stream. */
+export const Mute = record("Mute", {
+	OwnerId: w.guid(),
+	MutedId: w.guid(),
+	FirstName: w.string(),
+	LastName: w.string(),
+	CreatedTime: w.timestamp(),
+});

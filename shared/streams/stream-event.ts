@@ -43,15 +43,21 @@ export interface StreamEvent {
 	keys: string[];
 	readers?: string[];
 	/**
+	 * Whose words it shows, its own author first (then those of the comments a post embeds): a stream whose user blocks
+	 * or is blocked by one of them never gets it, nor a `Post` whose author its user mutes.
+	 */
+	authors?: string[];
+	/**
 	 * What kept answers it makes stale (a new post: the kept lists of its sources), dropped by every gateway before its
 	 * streams hear it.
 	 */
 	drops?: Invalidation;
 }
 
-/** Who may read an event, and what kept answers it makes stale. */
+/** Who may read an event, whose words it shows, and what kept answers it makes stale. */
 export interface Announcing {
 	readers?: readonly string[];
+	authors?: readonly string[];
 	drops?: Invalidation;
 }
 
@@ -81,7 +87,7 @@ export async function announce(
 	type: StreamRecordType,
 	body: unknown,
 	keys: readonly string[],
-	{ readers, drops }: Announcing = {},
+	{ readers, authors, drops }: Announcing = {},
 ): Promise<void> {
 	const event: StreamEvent = {
 		id: nextStreamEventId(),
@@ -89,6 +95,7 @@ export async function announce(
 		body,
 		keys: [...new Set(keys)],
 		...(readers ? { readers: [...new Set(readers)] } : {}),
+		...(authors ? { authors: [...new Set(authors)] } : {}),
 		...(drops ? { drops } : {}),
 	};
 	if (drops) applyInvalidation(ctx.broker, drops);

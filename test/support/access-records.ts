@@ -8,7 +8,7 @@ const tables: Record<string, string[]> = {
 	users: ["users"],
 	sessions: ["sessions"],
 	exports: ["data_exports"],
-	graph: ["connections", "networks", "network_members", "subscriptions"],
+	graph: ["connections", "networks", "network_members", "subscriptions", "blocks", "mutes"],
 	posts: ["posts", "post_tags", "post_recipients", "post_activities", "comments"],
 	venues: ["venues", "venue_members"],
 	systems: ["systems", "work_items", "service_maps"],

@@ -155,6 +155,24 @@ export const rows: Record<string, Row> = {
 		},
 	},
 	UserSubscriptions: { params: async w => ({ UserId: w.owner.userId }) },
+	CreateBlock: { params: async w => ({ OwnerId: w.owner.userId, BlockedId: await freshUser(w) }) },
+	DeleteBlock: {
+		params: async w => {
+			const blocked = await freshUser(w);
+			await ok(w.owner.http("POST", "/Blocks", { OwnerId: w.owner.userId, BlockedId: blocked }));
+			return { OwnerId: w.owner.userId, BlockedId: blocked };
+		},
+	},
+	UserBlocks: { params: async w => ({ UserId: w.owner.userId }) },
+	CreateMute: { params: async w => ({ OwnerId: w.owner.userId, MutedId: await freshUser(w) }) },
+	DeleteMute: {
+		params: async w => {
+			const muted = await freshUser(w);
+			await ok(w.owner.http("POST", "/Mutes", { OwnerId: w.owner.userId, MutedId: muted }));
+			return { OwnerId: w.owner.userId, MutedId: muted };
+		},
+	},
+	UserMutes: { params: async w => ({ UserId: w.owner.userId }) },
 
 	CreatePost: { params: async w => ({ AuthorId: w.owner.userId, Content: "posted by the matrix" }) },
 	FindPost: { params: async w => ({ Id: w.privatePost.Id }), ownedBy: { record: "a private post", stranger: 404 } },

@@ -1,6 +1,6 @@
 import { ReplayBuffer } from "../../gateway/events/replay-buffer";
 
-const event = (id: number) => ({ id, keys: ["k"], frame: () => `frame ${id}` });
+const event = (id: number) => ({ id, type: "Post", keys: ["k"], frame: () => `frame ${id}` });
 
 describe("the replay buffer of Server Events", () => {
 	test("keeps the newest `max` events, in order, across many times its size", () => {

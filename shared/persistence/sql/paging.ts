@@ -1,5 +1,5 @@
 import { failures } from "../../errors";
-import { SqlExecutor } from "./database";
+import { SqlExecutor, SqlValue } from "./database";
 
 /**
  * A page as paged operations ask for it (PRODUCT.md §1): Offset/Limit, and the keyset cursor
@@ -62,6 +62,8 @@ export interface OwnedList {
 	tiebreak: string;
 	/** The column AfterId names (the tiebreak unless the list's records are known by another). */
 	cursor?: string;
+	/** Rows whose `column` is one of `values` are left out (a reader's blocked users' comments). */
+	excluded?: { column: string; values: readonly string[] };
 }
 
 /**
@@ -84,8 +86,12 @@ export async function pageOf<T extends object>(
 		[ownerId],
 	);
 	const after = anchor ? ` AND ${afterAnchor(list.time, list.tiebreak, 4)}` : "";
+	const values: SqlValue[] = [ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])];
+	const excluded = list.excluded?.values.length
+		? ` AND NOT ${db.dialect.anyOf(list.excluded.column, `$${values.push(db.dialect.listParam(list.excluded.values))}`)}`
+		: "";
 	return db.all<T>(
-		`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`,
-		[ownerId, page.Limit, page.Offset, ...(anchor ? anchorParams(anchor) : [])],
+		`SELECT ${list.columns} FROM ${list.table} WHERE ${list.owner} = $1${fixed}${after}${excluded} ORDER BY ${list.time}, ${list.tiebreak} LIMIT $2 OFFSET $3`,
+		values,
 	);
 }
