@@ -270,6 +270,45 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 		});
 	});
 
+	describe("blocks and mutes", () => {
+		test("an entry is one row however often made at once, keeping its first time; removing returns it; between sees both ways", async () => {
+			const [me, other] = [newGuid(), newGuid()];
+			const made = await Promise.all(Array.from({ length: 10 }, (_, i) => under.repo.blocks.add(me, other, 100 + i)));
+			expect(new Set(made.map(row => row.CreatedTime)).size).toBe(1);
+			expect(await under.repo.blocks.of(me, { Offset: 0, Limit: 10 })).toEqual([
+				{ OwnerId: me, UserId: other, CreatedTime: made[0].CreatedTime },
+			]);
+			expect([await under.repo.blocks.between(me, other), await under.repo.blocks.between(other, me)]).toEqual([
+				true,
+				true,
+			]);
+			expect(await under.repo.mutes.between(me, other)).toBe(false);
+			expect(await under.repo.blocks.remove(me, other)).toEqual(made[0]);
+			expect(await under.repo.blocks.remove(me, other)).toBeUndefined();
+			expect(await under.repo.blocks.between(me, other)).toBe(false);
+		});
+
+		test("pages by offset and by cursor (the listed user's id) agree", async () => {
+			const me = newGuid();
+			for (let i = 0; i < 25; i++) await under.repo.mutes.add(me, newGuid(), 1000 + (i % 5));
+			await expectCursorAgrees(
+				page => under.repo.mutes.of(me, page),
+				row => row.UserId,
+				25,
+			);
+		});
+
+		test("forgetUser removes the user's entries and those about them, and no other", async () => {
+			const [me, a, b] = [newGuid(), newGuid(), newGuid()];
+			await under.repo.blocks.add(me, a, 1);
+			await under.repo.blocks.add(b, me, 2);
+			await under.repo.blocks.add(a, b, 3);
+			expect(await under.repo.blocks.forgetUser(me)).toBe(2);
+			expect(await under.repo.blocks.forgetUser(me)).toBe(0);
+			expect([await under.repo.blocks.between(me, a), await under.repo.blocks.between(a, b)]).toEqual([false, true]);
+		});
+	});
+
 	describe("subscriptions", () => {
 		test("a subscription is one row however often made at once; removing returns it", async () => {
 			const [fan, star] = [newGuid(), newGuid()];
@@ -346,7 +385,21 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			const audience = await under.repo.audienceOf(me);
 			expect(audience.people.sort()).toEqual([friend, star].sort());
 			expect(audience.networks).toEqual([network.Id]);
-			expect(await under.repo.audienceOf(newGuid())).toEqual({ people: [], networks: [] });
+			expect(await under.repo.audienceOf(newGuid())).toEqual({ people: [], networks: [], hidden: [], muted: [] });
+		});
+
+		test("audienceOf: whom a user hides (blocks either way, once each) and mutes", async () => {
+			const [me, blocked, blocker, both, muted] = [newGuid(), newGuid(), newGuid(), newGuid(), newGuid()];
+			await under.repo.blocks.add(me, blocked, 1);
+			await under.repo.blocks.add(blocker, me, 2);
+			await under.repo.blocks.add(me, both, 3);
+			await under.repo.blocks.add(both, me, 4);
+			await under.repo.mutes.add(me, muted, 5);
+			const audience = await under.repo.audienceOf(me);
+			expect([audience.hidden.sort(), audience.muted]).toEqual([[blocked, blocker, both].sort(), [muted]]);
+			// A mute is the muter's alone: the muted user hides nobody.
+			expect(await under.repo.audienceOf(muted)).toMatchObject({ hidden: [], muted: [] });
+			expect((await under.repo.audienceOf(blocked)).hidden).toEqual([me]);
 		});
 
 		test("isMemberOrConnection: a network's member and a connection may use it as a post's context; a stranger may not", async () => {
@@ -395,6 +448,10 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			await under.repo.subscriptions.add({ SubscriberId: me, SubscribedToId: theirs.Id }, 9);
 			await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: me }, 10);
 			await under.repo.subscriptions.add({ SubscriberId: fan, SubscribedToId: star }, 11);
+			await under.repo.blocks.add(me, star, 12);
+			await under.repo.blocks.add(fan, me, 13);
+			await under.repo.mutes.add(fan, me, 14);
+			await under.repo.mutes.add(fan, star, 15);
 
 			const forgotten = await under.repo.forgetUser(me);
 			expect({
@@ -403,17 +460,19 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 				subscribedTo: forgotten.subscribedTo.sort(),
 				networks: forgotten.networks.sort(),
 			}).toEqual({
-				removed: 4 + 3 + 2,
+				removed: 4 + 3 + 2 + 2 + 1,
 				connected: [lower, upper].sort(),
 				subscribedTo: [star, theirs.Id].sort(),
 				subscribers: [fan],
 				networks: [mine.Id, theirs.Id].sort(),
 			});
-			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [] });
+			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [], hidden: [], muted: [] });
 			expect(await under.repo.connections.of(lower, { Offset: 0, Limit: 10 })).toEqual([
 				expect.objectContaining({ OwnerId: lower, UserId: upper }),
 			]);
-			expect(await under.repo.audienceOf(fan)).toEqual({ people: [star], networks: [] });
+			// The blocks and mutes of and about the user went; the fan's mute of another stays.
+			expect(await under.repo.audienceOf(fan)).toEqual({ people: [star], networks: [], hidden: [], muted: [star] });
+			expect(await under.repo.audienceOf(star)).toMatchObject({ hidden: [] });
 			const readers = await under.repo.readersOf([me, upper], [mine.Id, theirs.Id], 10);
 			expect(readers.follows[me]).toEqual([]);
 			expect(readers.follows[upper]).toEqual([lower]);
@@ -482,7 +541,7 @@ describe.each(storeEngines)("the graph repository on %s", engine => {
 			const removed = forgotten.reduce((sum, f) => sum + f.removed, 0);
 			expect(removed + 2 * disconnected.filter(Boolean).length).toBe(2 * friends.length + friends.length + 4);
 			expect(forgotten.flatMap(f => f.networks).sort()).toEqual(networks.map(n => n.Id).sort());
-			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [] });
+			expect(await under.repo.audienceOf(me)).toEqual({ people: [], networks: [], hidden: [], muted: [] });
 			for (const network of networks) expect((await under.repo.networks.find(network.Id))?.NumberOfMembers).toBe(1);
 		});
 	});
