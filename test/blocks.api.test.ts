@@ -8,6 +8,7 @@ import { catalogue } from "../shared/catalogue";
 import { plazaForSuite, Session, WireRecord } from "./support/plaza";
 import { recordsSnapshot } from "./support/access-records";
 import { AccessSurface, sendOn, sessionHeaders } from "./support/access-wire";
+import { gifData } from "./support/access-rows";
 
 type Records = WireRecord[];
 const op = (name: string) => catalogue.find(o => o.name === name)!;
@@ -29,6 +30,9 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 	let blockerComment: WireRecord;
 	let blockedComment: WireRecord;
 	let network: WireRecord;
+	/** A picture each side attached to their post. */
+	let blockerPicture: WireRecord;
+	let blockedPicture: WireRecord;
 
 	const ok = async (reply: Promise<{ status: number; text: string; body: WireRecord }>) => {
 		const done = await reply;
@@ -55,6 +59,12 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 		bystanders = await post(bystander, { ContextId: network.Id });
 		blockerComment = await comment(blocker, bystanders.Id, "the blocker's comment");
 		blockedComment = await comment(blocked, bystanders.Id, "the blocked one's comment");
+		const picture = (who: Session, postId: unknown) =>
+			ok(
+				who.http("POST", "/Pictures", { OwnerId: who.userId, PostId: postId, ContentType: "image/gif", Data: gifData }),
+			);
+		blockerPicture = await picture(blocker, byBlocker.Id);
+		blockedPicture = await picture(blocked, byBlocked.Id);
 		// Read before the block, so that kept answers and built timelines hold what it must hide.
 		for (const who of [blocker, blocked]) {
 			expect((await who.http("GET", `/Posts/${String(byBlocker.Id)}`)).status).toBe(200);
@@ -146,7 +156,11 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 		// The bystander's post itself is seen: the other's comment on it is not (embedded, or listed).
 		["FindPost", () => ({ Id: bystanders.Id }), "without"],
 		["PostComments", () => ({ PostId: bystanders.Id }), "without"],
+		// Pictures follow their posts: the one on the other's post is theirs to see no more.
+		["FindPicture", (_me, other) => ({ Id: pictureOf(other).Id }), "hidden"],
+		["UserPictures", (_me, other) => ({ OwnerId: other.userId }), "without"],
 	];
+	const pictureOf = (who: Session) => (who === blocker ? blockerPicture : blockedPicture);
 	const mine = (who: Session) => (who === blocker ? byBlocker : byBlocked);
 	const commentOf = (who: Session) => (who === blocker ? blockerComment : blockedComment);
 
@@ -163,11 +177,12 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 					// A 404 names the id asked for; an answer holds neither the other's words nor their ids.
 					expect(answer.text).not.toContain(String(commentOf(other).Content));
 					if (kind === "without")
-						expect([name, holds(answer.text, mine(other).Id), holds(answer.text, commentOf(other).Id)]).toEqual([
+						expect([
 							name,
-							false,
-							false,
-						]);
+							holds(answer.text, mine(other).Id),
+							holds(answer.text, commentOf(other).Id),
+							holds(answer.text, pictureOf(other).Id),
+						]).toEqual([name, false, false, false]);
 					// The bystander reads both: the paths work, the block is what hides.
 					const seen = await sendOn(
 						plaza,
