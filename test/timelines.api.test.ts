@@ -36,6 +36,20 @@ describe("timelines", () => {
 		expect(await home(ann)).not.toContain(before.Id);
 	});
 
+	test("a post that reaches a reader through two sources (their own and their network's; a followed author's and a network's) is listed once", async () => {
+		const [owner, member] = await Promise.all([plaza.signUp(), plaza.signUp()]);
+		const club = (await owner.http("POST", "/Networks", { OwnerId: owner.userId, Name: "Twice", IsOpen: true })).body;
+		expect((await member.http("POST", `/Networks/${String(club.Id)}/Members`, { UserId: member.userId })).status).toBe(
+			200,
+		);
+		await member.http("POST", "/Subscriptions", { SubscriberId: member.userId, SubscribedToId: owner.userId });
+		// Both timelines built first, so the post is pushed (an entry per source) rather than backfilled.
+		await Promise.all([home(owner), home(member)]);
+		const both = await post(owner, { ContextId: club.Id });
+		expect(await home(owner)).toEqual([both.Id]);
+		expect(await home(member)).toEqual([both.Id]);
+	});
+
 	test("a private post reaches its recipients' timelines only; a recipient added later gets it pushed; strangers get 404 on it", async () => {
 		await home(cat); // cat's timeline is built: the push has somewhere to go
 		const secret = await post(bob, { IsPrivate: true, Content: "for ann" });
