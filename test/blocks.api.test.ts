@@ -29,6 +29,8 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 	let bystanders: WireRecord;
 	let blockerComment: WireRecord;
 	let blockedComment: WireRecord;
+	/** The blocked one's reply on the blocker's own post, from before the block. */
+	let reply: WireRecord;
 	let network: WireRecord;
 	/** A picture each side attached to their post. */
 	let blockerPicture: WireRecord;
@@ -59,6 +61,7 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 		bystanders = await post(bystander, { ContextId: network.Id });
 		blockerComment = await comment(blocker, bystanders.Id, "the blocker's comment");
 		blockedComment = await comment(blocked, bystanders.Id, "the blocked one's comment");
+		reply = await comment(blocked, byBlocker.Id, "the blocked one's reply");
 		const picture = (who: Session, postId: unknown) =>
 			ok(
 				who.http("POST", "/Pictures", { OwnerId: who.userId, PostId: postId, ContentType: "image/gif", Data: gifData }),
@@ -195,6 +198,20 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 				}
 			},
 		);
+	});
+
+	test("the blocked one's earlier reply on the blocker's own post is hidden from the blocker, in what their own writes answer too; an admin still sees it", async () => {
+		const path = `/Posts/${String(byBlocker.Id)}`;
+		const answers = [
+			await blocker.http("GET", path),
+			await blocker.http("GET", `${path}/Comments`),
+			await blocker.http("PUT", path, { Content: "words, edited" }),
+			await blocker.http("GET", `/Comments/${String(reply.Id)}`),
+		];
+		expect(answers.map(answer => answer.status)).toEqual([200, 200, 200, 404]);
+		for (const answer of answers.slice(0, 3)) expect(answer.text).not.toContain("the blocked one's reply");
+		const byAdmin = await plaza.admin("GET", `${path}/Comments`);
+		expect(byAdmin.text).toContain("the blocked one's reply");
 	});
 
 	describe("and then", () => {

@@ -20,8 +20,12 @@ interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
 	otherUser(ctx: Context, ownerId: string, userId: string, field: string): Promise<void>;
 	refuseBlocked(a: string, b: string): Promise<void>;
+	undoIfBlocked(ctx: Context, a: string, b: string): Promise<void>;
 	endTies(a: string, b: string): Promise<void>;
 }
+
+const blockedTie = () =>
+	failures.forbidden("One of these users blocks the other: they cannot connect, subscribe or address");
 
 /** How many of each a User record embeds; the finders page through the rest. */
 export const embeddedLimit = 100;
@@ -57,11 +61,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				await this.refuseBlocked(OwnerId, ConnectToId);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
-				// A block made meanwhile ended no connection yet: this one is undone, as the block would have.
-				await this.refuseBlocked(OwnerId, ConnectToId).catch(async (refusal: unknown) => {
-					await this.endTies(OwnerId, ConnectToId);
-					throw refusal;
-				});
+				await this.undoIfBlocked(ctx, OwnerId, ConnectToId);
 				const records = await connectionRecords(ctx, pair);
 				await changed(ctx, connected(OwnerId, ConnectToId, records));
 				return records;
@@ -132,11 +132,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				if (!isNetwork) await this.refuseBlocked(SubscriberId, SubscribedToId);
 				const subscription = await this.repo.subscriptions.add(ctx.params, Date.now());
 				if (!subscription) throw failures.alreadyExists("SubscribedToId", "The subscription exists already");
-				if (!isNetwork)
-					await this.refuseBlocked(SubscriberId, SubscribedToId).catch(async (refusal: unknown) => {
-						await this.endTies(SubscriberId, SubscribedToId);
-						throw refusal;
-					});
+				if (!isNetwork) await this.undoIfBlocked(ctx, SubscriberId, SubscribedToId);
 				await changed(ctx, audienceChanged([SubscriberId], { follows: [SubscribedToId] }));
 				return subscription;
 			}),
@@ -312,8 +308,18 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 
 			/** 403 when either user blocks the other. */
 			async refuseBlocked(a: string, b: string) {
-				if (await this.repo.blocks.between(a, b))
-					throw failures.forbidden("One of these users blocks the other: they cannot connect, subscribe or address");
+				if (await this.repo.blocks.between(a, b)) throw blockedTie();
+			},
+
+			/**
+			 * After a tie was made: a block made meanwhile found it not there yet, so it is ended here, as the block would
+			 * have, and refused (403).
+			 */
+			async undoIfBlocked(ctx: Context, a: string, b: string) {
+				if (!(await this.repo.blocks.between(a, b))) return;
+				await this.endTies(a, b);
+				await changed(ctx, blockChanged(a, b));
+				throw blockedTie();
 			},
 
 			/** Ends what ties two users: their connection (both sides) and their subscriptions to each other. */

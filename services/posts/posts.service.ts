@@ -41,7 +41,7 @@ import { postsOperations } from "../../shared/catalogue";
 
 interface PostsMethods {
 	visiblePost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Reader }>;
-	authoredPost(ctx: Context, id: string): Promise<PostRow>;
+	authoredPost(ctx: Context, id: string): Promise<{ post: PostRow; viewer: Reader }>;
 	postRecords(ctx: Context, posts: PostRow[], hidden: readonly string[]): Promise<Record<string, unknown>[]>;
 	addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string): Promise<Record<string, unknown>>;
 	authoredComment(ctx: Context, id: string): Promise<{ post: PostRow; comment: CommentRow }>;
@@ -136,7 +136,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.UpdatePost, async function (ctx) {
-				const post = await this.authoredPost(ctx, ctx.params.Id);
+				const { post, viewer } = await this.authoredPost(ctx, ctx.params.Id);
 				const updated = await this.repo.updatePost(post.Id, postEditOf(ctx.params), await editedBy(ctx), Date.now());
 				if (!updated) throw failures.notFound(`Post ${post.Id}`);
 				// The old copies go first: the record that streams hear is read afresh (whole: streams check its authors).
@@ -144,12 +144,12 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				const [record] = await this.postRecords(ctx, [updated], []);
 				const { tags, recipients } = await listedBy(this.repo, updated);
 				await changed(ctx, postEdited(updated, record, tags, recipients));
-				return record;
+				return viewer.hidden.length ? (await this.postRecords(ctx, [updated], viewer.hidden))[0] : record;
 			}),
 
 			...implement(postsOperations.DeletePost, async function (ctx) {
-				const post = await this.authoredPost(ctx, ctx.params.Id);
-				const [record] = await this.postRecords(ctx, [post], []);
+				const { post, viewer } = await this.authoredPost(ctx, ctx.params.Id);
+				const [record] = await this.postRecords(ctx, [post], viewer.hidden);
 				const { tags, recipients } = await listedBy(this.repo, post);
 				// Whose timelines hold it: its audience now (one who left it had the entries dropped with the source).
 				const fanOut = await fanOutOf(ctx, postSources(post, recipients), config.timelinePushLimit);
@@ -176,7 +176,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.CreateTag, async function (ctx) {
-				const post = await this.authoredPost(ctx, ctx.params.PostId);
+				const { post } = await this.authoredPost(ctx, ctx.params.PostId);
 				const { row } = await this.repo.addTag(post.Id, ctx.params.Value, ctx.params.TagType, Date.now());
 				await changed(ctx, tagAdded(post, row));
 				return row;
@@ -354,12 +354,12 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 				return { post, viewer };
 			},
 
-			/** The post, if the caller is its author or an admin (403 for others who can see it). */
+			/** The post, if the caller is its author or an admin (403 for others who can see it), and the caller as its reader. */
 			async authoredPost(ctx: Context, id: string) {
 				const { post, viewer } = await this.visiblePost(ctx, id);
 				if (!viewer.admin && post.AuthorId !== viewer.userId)
 					throw failures.forbidden("Only the post's author may do this");
-				return post;
+				return { post, viewer };
 			},
 
 			/** The comment, if the caller may see its post (else 404) and wrote it or is an admin (else 403). */
@@ -390,7 +390,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			},
 
 			async addRecipient(ctx: Context, postId: string, type: ParticipantType, id: string) {
-				const post = await this.authoredPost(ctx, postId);
+				const { post } = await this.authoredPost(ctx, postId);
 				await checkUnblocked(ctx, post.AuthorId, [id]);
 				const names = await RecordNames.of(ctx, [id], [id]);
 				const recipient: NewRecipient | undefined = names.recipientOf(id);

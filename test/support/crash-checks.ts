@@ -252,6 +252,23 @@ export async function checkLedger(api: CrashClient, f: CrashFixture, ledger: Cra
 			);
 	}
 
+	// Blocks: an acknowledged one is there and ended the connection. A cut-off one is absent, whole, or there with the
+	// connection left, which the block's retry ends (then judged repaired).
+	const blockState = async (b: CrashLedger["blocks"][number]) => ({
+		blocked: (await api.all(`/Users/${b.a}/Blocks`)).some(x => x.BlockedId === b.b),
+		connected: (await api.all(`/Users/${b.b}/Connections`)).length > 0,
+	});
+	for (const b of ledger.blocks) {
+		const { blocked, connected } = await blockState(b);
+		if (b.acked) acked(blocked && !connected, `block ${b.a}>${b.b}`);
+		else if (!blocked || !connected) cut(blocked ? "whole" : "absent", `block ${b.a}>${b.b}`);
+		else {
+			const retried = await api.send("POST", "/Blocks", { OwnerId: b.a, BlockedId: b.b });
+			const after = await blockState(b);
+			cut(retried.status === 200 && after.blocked && !after.connected ? "repaired" : "broken", `block ${b.a}>${b.b}`);
+		}
+	}
+
 	// Account deletions: acknowledged ones end gone (the sweep finishes one left pending or cut off: the checks wait
 	// for it), cut-off ones too, or untouched; never an account without its post, nor one marked and left so.
 	const stateOf = async (d: CrashLedger["deletions"][number]) => {

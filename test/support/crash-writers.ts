@@ -31,6 +31,8 @@ export interface CrashLedger {
 	workItems: Array<{ ref: string; id?: string }>;
 	/** Accounts deleted (by an admin), each with a post of its own: acknowledged means gone, post and all. */
 	deletions: Array<{ userId: string; postId: string; acked: boolean }>;
+	/** Blocks between two users of their own, connected first: acknowledged means blocked and no longer connected. */
+	blocks: Array<{ a: string; b: string; acked: boolean }>;
 }
 
 export const crashPassword = "crash passphrase";
@@ -47,6 +49,7 @@ export function emptyLedger(): CrashLedger {
 		media: [],
 		workItems: [],
 		deletions: [],
+		blocks: [],
 	};
 }
 
@@ -237,6 +240,22 @@ const steps: Step[] = [
 		const entry = { userId: String(user.body.Id), postId: String(post.body.Id), acked: false };
 		ledger.deletions.push(entry);
 		entry.acked = (await api.send("DELETE", `/Users/${entry.userId}`, {})).status === 200;
+	},
+	async (api, f, ledger, { cycle, w, i }) => {
+		const pair = [];
+		for (const side of ["A", "B"]) {
+			const user = await api.send("POST", "/Users", {
+				FirstName: `Block${side}`,
+				LastName: `${f.tag}-${cycle}-${w}-${i}`,
+			});
+			if (user.status !== 200) return;
+			pair.push(String(user.body.Id));
+		}
+		const [a, b] = pair;
+		if ((await api.send("POST", "/Connections", { OwnerId: a, ConnectToId: b })).status !== 200) return;
+		const entry = { a, b, acked: false };
+		ledger.blocks.push(entry);
+		entry.acked = (await api.send("POST", "/Blocks", { OwnerId: a, BlockedId: b })).status === 200;
 	},
 ];
 
