@@ -167,6 +167,37 @@ describeCluster("the distributed mode: a process per service over NATS, one Post
 			).toBeGreaterThan(0);
 	}, 60_000);
 
+	test("a block made through one gateway hides at once through the other: its kept answers and both posts nodes' caches", async () => {
+		const [ann, bob] = [await signUp("blocker"), await signUp("blocked")];
+		const as = (who: { token: string }) => ({ "X-ss-id": who.token });
+		expect(
+			(await call("POST", "/Subscriptions", { SubscriberId: bob.userId, SubscribedToId: ann.userId }, as(bob))).status,
+		).toBe(200);
+		const post = await call("POST", "/Posts", { AuthorId: ann.userId, Content: "before the block" }, as(ann));
+		expect(post.status).toBe(200);
+		const viaOther = (path: string) => patientGateway.call("GET", path, undefined, as(bob));
+		// Read twice through the other gateway: kept there, and cached by both posts nodes' turns.
+		for (let i = 0; i < 2; i++) {
+			expect((await viaOther(`/Posts/${post.body.Id}`)).status).toBe(200);
+			expect((await viaOther(`/Users/${bob.userId}/Feed`)).body.map(p => p.Id)).toContain(post.body.Id);
+		}
+
+		const block = await call("POST", "/Blocks", { OwnerId: ann.userId, BlockedId: bob.userId }, as(ann));
+		expect(block.status).toBe(200);
+		for (let i = 0; i < 4; i++) {
+			expect((await viaOther(`/Posts/${post.body.Id}`)).status).toBe(404);
+			expect((await viaOther(`/Users/${bob.userId}/Feed`)).body.map(p => p.Id)).not.toContain(post.body.Id);
+		}
+		expect((await viaOther(`/Users/${bob.userId}/Subscriptions`)).body).toEqual([]);
+		const refused = await patientGateway.call(
+			"POST",
+			"/Connections",
+			{ OwnerId: bob.userId, ConnectToId: ann.userId },
+			as(bob),
+		);
+		expect(refused.status).toBe(403);
+	}, 60_000);
+
 	test("a request id follows the call: in the gateway's log and in the logs of the services that served it", async () => {
 		const requestID = `trace-${Date.now()}`;
 		// A session the gateway has not seen yet (it caches those it has), so that sessions.resolve is in the trace.
