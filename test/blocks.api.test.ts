@@ -23,7 +23,7 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 		users: [{ FirstName: "Bea", LastName: "Blocker" }, { FirstName: "Bo", LastName: "Blocked" }, {}],
 	});
 	const tag = `blk${Date.now()}`;
-	/** Posts by each side and one by the bystander, each with a comment by each side. */
+	/** A post by each side and by the bystander, and each side's comment on the bystander's post. */
 	let byBlocker: WireRecord;
 	let byBlocked: WireRecord;
 	let bystanders: WireRecord;
@@ -36,8 +36,8 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 	let blockerPicture: WireRecord;
 	let blockedPicture: WireRecord;
 
-	const ok = async (reply: Promise<{ status: number; text: string; body: WireRecord }>) => {
-		const done = await reply;
+	const ok = async (sent: Promise<{ status: number; text: string; body: WireRecord }>) => {
+		const done = await sent;
 		if (done.status !== 200) throw new Error(`${done.status} ${done.text}`);
 		return done.body;
 	};
@@ -130,7 +130,7 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 				await who.http("POST", "/Posts", { AuthorId: who.userId, Content: "hey", RecipientIds: [other.userId] }),
 				await who.http("POST", "/Posts", { AuthorId: who.userId, Content: "on your wall", ContextId: other.userId }),
 			];
-			expect(refused.map(reply => reply.status)).toEqual([403, 403, 403, 403]);
+			expect(refused.map(answer => answer.status)).toEqual([403, 403, 403, 403]);
 			// The other's post does not exist for them: no comment on it.
 			const onTheirs = await who.http("POST", `/Posts/${String(mine(other).Id)}/Comments`, {
 				AuthorId: who.userId,
@@ -270,8 +270,9 @@ describe("mutes: the muted user's posts leave the muter's home timeline, and not
 		expect((await muter.http<Records>("GET", `/Users/${muter.userId}/Mutes`)).body).toEqual([
 			expect.objectContaining({ MutedId: muted.userId }),
 		]);
-		// The muted user is not told, and reads as before.
+		// The muted user is not told, and reads as before: their own posts in their own feed.
 		expect((await muted.http("GET", `/Users/${muter.userId}/Mutes`)).status).toBe(403);
+		expect(await feedIds(muted)).toEqual([posts[5].Id, posts[3].Id, mutedPost]);
 
 		expect((await muter.http("DELETE", `/Mutes/${muted.userId}?OwnerId=${muter.userId}`)).status).toBe(200);
 		expect(await feedIds(muter)).toEqual(all);
