@@ -159,6 +159,7 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 		// The bystander's post itself is seen: the other's comment on it is not (embedded, or listed).
 		["FindPost", () => ({ Id: bystanders.Id }), "without"],
 		["PostComments", () => ({ PostId: bystanders.Id }), "without"],
+		["PostActivities", () => ({ PostId: bystanders.Id }), "without"],
 		// Pictures follow their posts: the one on the other's post is theirs to see no more.
 		["FindPicture", (_me, other) => ({ Id: pictureOf(other).Id }), "hidden"],
 		["UserPictures", (_me, other) => ({ OwnerId: other.userId }), "without"],
@@ -166,6 +167,8 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 	const pictureOf = (who: Session) => (who === blocker ? blockerPicture : blockedPicture);
 	const mine = (who: Session) => (who === blocker ? byBlocker : byBlocked);
 	const commentOf = (who: Session) => (who === blocker ? blockerComment : blockedComment);
+	/** The activity line a comment of theirs made ("Bo Blocked commented"). */
+	const commentedBy = (who: Session) => (who === blocker ? "Bea Blocker commented" : "Bo Blocked commented");
 
 	describe.each(["rest", "generic", "soap"] as AccessSurface[])("on %s", surface => {
 		test.each(readPaths)(
@@ -177,8 +180,9 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 				]) {
 					const answer = await sendOn(plaza, surface, sessionHeaders(me.token), op(name), params(me, other));
 					expect([name, answer.status]).toEqual([name, kind === "hidden" ? 404 : 200]);
-					// A 404 names the id asked for; an answer holds neither the other's words nor their ids.
-					expect(answer.text).not.toContain(String(commentOf(other).Content));
+					// A 404 names the id asked for; an answer holds neither the other's words, the lines telling of them, nor their ids.
+					expect([name, answer.text]).not.toEqual([name, expect.stringContaining(String(commentOf(other).Content))]);
+					expect([name, answer.text]).not.toEqual([name, expect.stringContaining(commentedBy(other))]);
 					if (kind === "without")
 						expect([
 							name,
@@ -209,9 +213,12 @@ describe("blocks: each hides the other's posts and comments everywhere, and no n
 			await blocker.http("GET", `/Comments/${String(reply.Id)}`),
 		];
 		expect(answers.map(answer => answer.status)).toEqual([200, 200, 200, 404]);
-		for (const answer of answers.slice(0, 3)) expect(answer.text).not.toContain("the blocked one's reply");
+		for (const answer of answers.slice(0, 3))
+			expect(answer.text).not.toMatch(/the blocked one's reply|Bo Blocked commented/);
+		expect((await blocker.http("GET", `${path}/Activities`)).text).not.toContain("Bo Blocked commented");
 		const byAdmin = await plaza.admin("GET", `${path}/Comments`);
 		expect(byAdmin.text).toContain("the blocked one's reply");
+		expect((await plaza.admin("GET", `${path}/Activities`)).text).toContain("Bo Blocked commented");
 	});
 
 	describe("and then", () => {

@@ -1,7 +1,7 @@
 import { embeddedActivities, PostsRepository } from "../services/posts/posts.repository";
 import { postsMigrations } from "../services/posts/posts.schema";
 import { postsLegacy } from "../services/posts/posts.legacy";
-import { PostRow, TagRow } from "../services/posts/posts.rows";
+import { ActivityRow, PostRow, TagRow } from "../services/posts/posts.rows";
 import { Reader } from "../services/posts/posts.sql";
 import { FanOut, timelineBound } from "../services/posts/timelines.repository";
 import { readerSources } from "../services/posts/timeline-sources";
@@ -325,6 +325,29 @@ describe.each(storeEngines)("the posts repository on %s", engine => {
 
 		expect(await under.repo.deletePost(post, [reader])).toBe(false);
 		expect(ids(await under.repo.lists.userPosts(admin, author, page))).toEqual([kept.Id]);
+	});
+
+	test("a comment's activity names its author: a page without hidden actors is cut in the query, and the parts carry it", async () => {
+		const post = postOf({ AuthorId: newGuid(), CreatedTime: 1000 });
+		await under.repo.createPost(post, [], [], noFanOut);
+		const [ada, bo] = [commentOn(post, "one", 2000), commentOn(post, "two", 2100)];
+		await under.repo.addComment(ada, "Ada commented");
+		await under.repo.addTag(post.Id, "Extra", 0, 2050);
+		await under.repo.addComment(bo, "Bo commented");
+		const messages = (rows: ActivityRow[] | undefined) => rows?.map(a => a.Message);
+		expect(messages(await under.repo.activities(post.Id, { Offset: 0, Limit: 10 }, [ada.AuthorId]))).toEqual([
+			"Tagged Extra",
+			"Bo commented",
+		]);
+		expect(messages(await under.repo.activities(post.Id, { Offset: 0, Limit: 1 }, [ada.AuthorId]))).toEqual([
+			"Tagged Extra",
+		]);
+		const parts = (await under.repo.parts([post.Id])).activities.get(post.Id);
+		expect(parts?.map(a => [a.Message, a.ActorId])).toEqual([
+			["Ada commented", ada.AuthorId],
+			["Tagged Extra", undefined],
+			["Bo commented", bo.AuthorId],
+		]);
 	});
 
 	test("a comment's edit sets content and UpdatedTime; its deletion returns it; then neither finds it", async () => {

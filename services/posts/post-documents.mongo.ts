@@ -89,6 +89,8 @@ export interface ActivityDocument {
 	post_id: string;
 	message: string;
 	created_time: number;
+	/** Whose action it tells of, when another user's (a commenter's). */
+	actor_id?: string;
 }
 
 export interface CommentDocument extends ActivityPending {
@@ -342,6 +344,7 @@ export const toActivity = (doc: ActivityDocument): ActivityRow => ({
 	PostId: doc.post_id,
 	Message: doc.message,
 	CreatedTime: doc.created_time,
+	...(typeof doc.actor_id === "string" ? { ActorId: doc.actor_id } : {}),
 });
 
 export function commentDocumentOf(c: CommentRow, activityId?: string): CommentDocument {

@@ -277,8 +277,10 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	/**
 	 * A page of a post's activities, in the order they happened (time, then ordered Id); the cursor is an activity's Id.
 	 */
-	async activities(postId: string, page: Page): Promise<ActivityRow[]> {
-		return (await pageOfList(this.c.activities, page, { post_id: postId }, { time: "created_time" })).map(toActivity);
+	async activities(postId: string, page: Page, hiddenActors: readonly string[] = []): Promise<ActivityRow[]> {
+		// $nin matches the activities that name no actor too.
+		const filter = { post_id: postId, ...(hiddenActors.length ? { actor_id: { $nin: [...hiddenActors] } } : {}) };
+		return (await pageOfList(this.c.activities, page, filter, { time: "created_time" })).map(toActivity);
 	}
 
 	/** A page of a post's recipients, in the order they were added; the cursor is a recipient's Id. */
@@ -417,10 +419,12 @@ export class MongoPostsRepository implements RepositoryContract<PostsRepository>
 	): Promise<void> {
 		if (!doc.activity_id) return;
 		const activityId = doc.activity_id;
+		// A comment's activity tells of its author.
+		const actor = "author_id" in doc ? { actor_id: doc.author_id } : {};
 		await upsertOnce(() =>
 			this.c.activities.updateOne(
 				{ _id: activityId },
-				{ $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time } },
+				{ $setOnInsert: { post_id: doc.post_id, message, created_time: doc.created_time, ...actor } },
 				{ upsert: true },
 			),
 		);

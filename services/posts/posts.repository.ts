@@ -1,4 +1,4 @@
-import { SqlDatabase, SqlExecutor } from "../../shared/persistence/sql/database";
+import { SqlDatabase, SqlExecutor, SqlValue } from "../../shared/persistence/sql/database";
 import { anchorOf, Page, pageOf } from "../../shared/persistence/sql/paging";
 import { fromJson, present, toJson } from "../../shared/persistence/sql/rows";
 import { failures } from "../../shared/errors";
@@ -269,7 +269,7 @@ export class PostsRepository {
 	async addComment(comment: CommentRow, message: string): Promise<void> {
 		await this.db.transaction(async tx => {
 			await insertComment(tx, comment, "");
-			await addActivity(tx, comment.PostId, message, comment.CreatedTime);
+			await addActivity(tx, comment.PostId, message, comment.CreatedTime, comment.AuthorId);
 		});
 	}
 
@@ -318,8 +318,11 @@ export class PostsRepository {
 		return (await pageOf<CommentRow>(this.db, list, authorId, page)).map(present);
 	}
 
-	/** A page of a post's activities, in the order they happened; the cursor is an activity's Id. */
-	async activities(postId: string, page: Page): Promise<ActivityRow[]> {
+	/**
+	 * A page of a post's activities, in the order they happened, none telling of `hiddenActors`; the cursor is an
+	 * activity's Id.
+	 */
+	async activities(postId: string, page: Page, hiddenActors: readonly string[] = []): Promise<ActivityRow[]> {
 		if (page.Limit === 0) return [];
 		const anchor = await anchorOf(
 			this.db,
@@ -327,10 +330,15 @@ export class PostsRepository {
 			"SELECT seq AS time, id FROM post_activities WHERE id = $1 AND post_id = $2",
 			[postId],
 		);
-		return this.db.all<ActivityRow>(
-			`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ORDER BY seq LIMIT $2 OFFSET $3`,
-			[postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])],
+		const values: SqlValue[] = [postId, page.Limit, page.Offset, ...(anchor ? [anchor.time] : [])];
+		const unhidden = hiddenActors.length
+			? `AND (actor_id IS NULL OR NOT ${this.db.dialect.anyOf("actor_id", `$${values.push(this.db.dialect.listParam(hiddenActors))}`)})`
+			: "";
+		const rows = await this.db.all<ActivityRow>(
+			`SELECT ${activityColumns} FROM post_activities WHERE post_id = $1 ${anchor ? "AND seq > $4" : ""} ${unhidden} ORDER BY seq LIMIT $2 OFFSET $3`,
+			values,
 		);
+		return rows.map(present);
 	}
 
 	/** A page of a post's recipients, in the order they were added; the cursor is a recipient's Id. */
@@ -396,7 +404,7 @@ export class PostsRepository {
 		return {
 			tags: byPost(tags),
 			recipients: byPost(recipients),
-			activities: byPost(activities),
+			activities: byPost(activities.map(present)),
 			comments: byPost(comments.map(present)),
 		};
 	}
@@ -522,13 +530,20 @@ async function insertComment(db: SqlExecutor, c: CommentRow, onConflict: string)
 	);
 }
 
-/** An activity on a post, and the post's UpdatedTime: written only by the call whose change happened. */
-async function addActivity(tx: SqlExecutor, postId: string, message: string, now: number): Promise<void> {
-	await tx.run("INSERT INTO post_activities (id, post_id, message, created_time) VALUES ($1, $2, $3, $4)", [
-		newOrderedGuid(now),
-		postId,
-		message,
-		now,
-	]);
+/**
+ * An activity on a post (telling of `actorId`'s action, when another user's), and the post's UpdatedTime: written only
+ * by the call whose change happened.
+ */
+async function addActivity(
+	tx: SqlExecutor,
+	postId: string,
+	message: string,
+	now: number,
+	actorId: string | null = null,
+): Promise<void> {
+	await tx.run(
+		"INSERT INTO post_activities (id, post_id, message, created_time, actor_id) VALUES ($1, $2, $3, $4, $5)",
+		[newOrderedGuid(now), postId, message, now, actorId],
+	);
 	await tx.run("UPDATE posts SET updated_time = $2 WHERE id = $1", [postId, now]);
 }

@@ -69,6 +69,8 @@ export interface ActivityRow {
 	PostId: string;
 	Message: string;
 	CreatedTime: number;
+	/** Whose action it tells of, when another user's (a commenter's): a reader who hides them does not get it. */
+	ActorId?: string;
 }
 
 export interface CommentRow {
@@ -128,7 +130,7 @@ export const postColumns = `p.id AS "Id", p.author_id AS "AuthorId", p.is_privat
 
 export const tagColumns = `id AS "Id", post_id AS "PostId", tag_type AS "TagType", value AS "Value", created_time AS "CreatedTime", updated_time AS "UpdatedTime"`;
 export const recipientColumns = `post_id AS "PostId", recipient_id AS "RecipientId", participant_type AS "ParticipantType", created_time AS "CreatedTime"`;
-export const activityColumns = `id AS "Id", post_id AS "PostId", message AS "Message", created_time AS "CreatedTime"`;
+export const activityColumns = `id AS "Id", post_id AS "PostId", message AS "Message", created_time AS "CreatedTime", actor_id AS "ActorId"`;
 export const commentColumns = `id AS "Id", post_id AS "PostId", context_id AS "ContextId", author_id AS "AuthorId", author_venue_id AS "AuthorVenueId", content AS "Content",
 	content_created_time AS "ContentCreatedTime", created_time AS "CreatedTime", updated_time AS "UpdatedTime"`;
 
@@ -150,14 +152,17 @@ export function byPost<T extends { PostId: string }>(rows: T[]): Map<string, T[]
 	return groups;
 }
 
-/** The embeds without the comments of `authors` (whom a reader hides): the shared cached ones when there are none. */
-export function withoutCommentsBy(
-	embeds: Map<string, PostEmbeds>,
-	authors: readonly string[],
-): Map<string, PostEmbeds> {
+/**
+ * The embeds without the comments of `authors` (whom a reader hides), nor the activities telling of them: the shared
+ * cached ones when there are none.
+ */
+export function withoutWordsOf(embeds: Map<string, PostEmbeds>, authors: readonly string[]): Map<string, PostEmbeds> {
 	if (authors.length === 0) return embeds;
 	const hidden = new Set(authors);
-	return new Map(
-		[...embeds].map(([id, embed]) => [id, { ...embed, comments: embed.comments.filter(c => !hidden.has(c.AuthorId)) }]),
-	);
+	const shown = ({ comments, activities, ...rest }: PostEmbeds): PostEmbeds => ({
+		...rest,
+		comments: comments.filter(c => !hidden.has(c.AuthorId)),
+		activities: activities.filter(a => a.ActorId === undefined || !hidden.has(a.ActorId)),
+	});
+	return new Map([...embeds].map(([id, embed]) => [id, shown(embed)]));
 }

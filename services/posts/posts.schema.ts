@@ -94,4 +94,10 @@ export const postsMigrations: Migration[] = [
 		// What an export of one's data reads (posts.commentsBy).
 		statements: () => ["CREATE INDEX comments_by_author ON comments (author_id, created_time, id)"],
 	},
+	{
+		version: 5,
+		description: "whose action an activity tells of",
+		// A comment's activity names its author, so that a reader who blocks them is not told of it; older ones name none.
+		statements: () => ["ALTER TABLE post_activities ADD COLUMN actor_id TEXT"],
+	},
 ];

@@ -35,7 +35,7 @@ import {
 import { editedBy, listedBy, postEditOf } from "./post-edits";
 import { forgetAuthor } from "./forget-user";
 import { changed } from "../../shared/changes/changes";
-import { CommentRow, NewRecipient, newTagRows, ParticipantType, PostRow, withoutCommentsBy } from "./posts.rows";
+import { CommentRow, NewRecipient, newTagRows, ParticipantType, PostRow, withoutWordsOf } from "./posts.rows";
 import { typedService } from "../../shared/implement";
 import { postsOperations } from "../../shared/catalogue";
 
@@ -285,8 +285,8 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 			}),
 
 			...implement(postsOperations.PostActivities, async function (ctx) {
-				const { post } = await this.visiblePost(ctx, ctx.params.PostId);
-				return this.repo.activities(post.Id, ctx.params);
+				const { post, viewer } = await this.visiblePost(ctx, ctx.params.PostId);
+				return this.repo.activities(post.Id, ctx.params, viewer.hidden);
 			}),
 
 			/** Internal: 404 unless the caller may see the post (media attached to posts follow their posts). */
@@ -376,7 +376,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 
 			/**
 			 * Post records for a page of posts (already checked visible): embeds cached or one query per embedded kind, and
-			 * one round of names; no comment by a user the reader hides.
+			 * one round of names; no comment by a user the reader hides, nor an activity telling of one.
 			 */
 			async postRecords(ctx: Context, posts: PostRow[], hidden: readonly string[]) {
 				if (posts.length === 0) return [];
@@ -385,7 +385,7 @@ export function postsService(config: PlazaConfig): ServiceSchema {
 					this.repo,
 					posts.map(p => p.Id),
 				);
-				const embeds = withoutCommentsBy(cached, hidden);
+				const embeds = withoutWordsOf(cached, hidden);
 				return (await RecordNames.forPosts(ctx, posts, embeds)).posts(posts, embeds);
 			},
 
