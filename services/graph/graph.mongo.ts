@@ -125,18 +125,14 @@ export class MongoGraphRepository implements GraphContract {
 
 	/** A user's audience: its reads at once, each from an index alone. */
 	async audienceOf(userId: string): Promise<Audience> {
-		const [connected, subscribed, networks, blocks, mutes] = await Promise.all([
+		const [connected, subscribed, networks, blocked, blockers, muted] = await Promise.all([
 			this.connections.peopleOf(userId),
 			this.subscriptions.targetsOf(userId),
 			this.networks.networkIdsOf(userId),
-			this.blocks.bothWays(userId),
-			this.mutes.bothWays(userId),
+			this.blocks.listedBy(userId),
+			this.blocks.listing(userId),
+			this.mutes.listedBy(userId),
 		]);
-		return {
-			people: [...connected, ...subscribed],
-			networks,
-			hidden: [...new Set([...blocks.listed, ...blocks.listedBy])],
-			muted: mutes.listed,
-		};
+		return { people: [...connected, ...subscribed], networks, hidden: [...new Set([...blocked, ...blockers])], muted };
 	}
 }

@@ -18,7 +18,7 @@ import { graphOperations } from "../../shared/catalogue";
 
 interface GraphMethods {
 	network(id: string): Promise<NetworkRow>;
-	otherUser(ctx: Context, ownerId: string, userId: string, field: string): Promise<void>;
+	otherUser(ctx: Context, ownerId: string, userId: string, field: string, toSelf?: string): Promise<void>;
 	refuseBlocked(a: string, b: string): Promise<void>;
 	undoIfBlocked(ctx: Context, a: string, b: string): Promise<void>;
 	endTies(a: string, b: string): Promise<void>;
@@ -54,10 +54,7 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 		actions: {
 			...implement(graphOperations.CreateConnection, async function (ctx) {
 				const { OwnerId, ConnectToId, IsFavorite } = ctx.params;
-				if (OwnerId === ConnectToId)
-					throw failures.field("ConnectToId", "InvalidValue", "A user cannot connect to themselves");
-				const users = await profilesOf(ctx, [OwnerId, ConnectToId]);
-				for (const id of [OwnerId, ConnectToId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
+				await this.otherUser(ctx, OwnerId, ConnectToId, "ConnectToId", "A user cannot connect to themselves");
 				await this.refuseBlocked(OwnerId, ConnectToId);
 				const pair = await this.repo.connections.connect(OwnerId, ConnectToId, IsFavorite, Date.now());
 				if (!pair) throw failures.alreadyExists("ConnectToId", "These users are connected already");
@@ -299,9 +296,9 @@ export function graphService(config: PlazaConfig): ServiceSchema {
 				return networkRecord(network);
 			},
 
-			/** 400 for oneself, 404 for a user who does not exist: whom a block or mute may name. */
-			async otherUser(ctx: Context, ownerId: string, userId: string, field: string) {
-				if (ownerId === userId) throw failures.field(field, "InvalidValue", "A user cannot name themselves");
+			/** 400 for oneself (`toSelf` says why), 404 for a user who does not exist: whom a tie, block or mute names. */
+			async otherUser(ctx: Context, ownerId: string, userId: string, field: string, toSelf?: string) {
+				if (ownerId === userId) throw failures.field(field, "InvalidValue", toSelf ?? "A user cannot name themselves");
 				const users = await profilesOf(ctx, [ownerId, userId]);
 				for (const id of [ownerId, userId]) if (!users.has(id)) throw failures.notFound(`User ${id}`);
 			},

@@ -66,12 +66,15 @@ export class MongoRestrictionsRepository implements RepositoryContract<Restricti
 		return (await this.entries.deleteMany({ $or: [{ owner_id: userId }, { user_id: userId }] })).deletedCount;
 	}
 
-	/** The users the owner has in this list, and those who have the owner in theirs (two index reads at once). */
-	async bothWays(userId: string): Promise<{ listed: string[]; listedBy: string[] }> {
-		const [listed, listedBy] = await Promise.all([
-			this.entries.find({ owner_id: userId }, { projection: { _id: 0, user_id: 1 } }).toArray(),
-			this.entries.find({ user_id: userId }, { projection: { _id: 0, owner_id: 1 } }).toArray(),
-		]);
-		return { listed: listed.map(doc => doc.user_id), listedBy: listedBy.map(doc => doc.owner_id) };
+	/** The users the owner has in this list (the index by owner alone). */
+	async listedBy(ownerId: string): Promise<string[]> {
+		const docs = await this.entries.find({ owner_id: ownerId }, { projection: { _id: 0, user_id: 1 } }).toArray();
+		return docs.map(doc => doc.user_id);
+	}
+
+	/** The users who have this user in their list (the index by user alone). */
+	async listing(userId: string): Promise<string[]> {
+		const docs = await this.entries.find({ user_id: userId }, { projection: { _id: 0, owner_id: 1 } }).toArray();
+		return docs.map(doc => doc.owner_id);
 	}
 }

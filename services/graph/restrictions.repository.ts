@@ -24,10 +24,11 @@ export class RestrictionsRepository {
 
 	/** Adds the entry unless it is there: the entry as stored (the older one when it was). */
 	async add(ownerId: string, userId: string, now: number): Promise<RestrictionRow> {
-		await this.db.run(
-			`INSERT INTO ${this.kind} (owner_id, user_id, created_time) VALUES ($1, $2, $3) ON CONFLICT (owner_id, user_id) DO NOTHING`,
+		const inserted = await this.db.get<RestrictionRow>(
+			`INSERT INTO ${this.kind} (owner_id, user_id, created_time) VALUES ($1, $2, $3) ON CONFLICT (owner_id, user_id) DO NOTHING RETURNING ${columns}`,
 			[ownerId, userId, now],
 		);
+		if (inserted) return row(inserted);
 		const stored = await this.db.get<RestrictionRow>(
 			`SELECT ${columns} FROM ${this.kind} WHERE owner_id = $1 AND user_id = $2`,
 			[ownerId, userId],
